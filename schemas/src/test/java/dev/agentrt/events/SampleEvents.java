@@ -1,0 +1,30 @@
+package dev.agentrt.events;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+/** One event of every type, with optional fields both set and left out. */
+final class SampleEvents {
+
+  private static final Instant NOW = Instant.parse("2026-11-22T10:15:30.123Z");
+
+  static List<Event> all() {
+    return List.of(
+        new ChatMessageAdded(id(), NOW, "chat-1", "msg-1", "user", null),
+        new ChatMessageAdded(id(), NOW, "chat-1", "msg-2", "assistant", "task-1"),
+        new TaskCreated(id(), NOW, "task-1", "chat-1", "researcher", "Research Kafka"),
+        new TaskCompleted(id(), NOW, "task-1", "chat-1", "sub-1", "Kafka is a log."),
+        new TaskFailed(id(), NOW, "task-1", "chat-1", "sub-1", "model_error", "HTTP 500 x5"),
+        new TaskFailed(id(), NOW, "task-2", "chat-1", null, "unknown_agent", "no agent 'x'"),
+        new TaskWaiting(id(), NOW, "task-1", "chat-1", "sub-1", "What should I research?"),
+        new SubAgentMessageAdded(id(), NOW, "sub-1", "task-1", "chat-1", "sam-1", "tool"),
+        new ToolCallRequested(id(), NOW, "call-1", "sub-1", "task-1", "chat-1", "search_docs"));
+  }
+
+  private static String id() {
+    return UUID.randomUUID().toString();
+  }
+
+  private SampleEvents() {}
+}
