@@ -1,0 +1,107 @@
+package dev.agentrt.platform;
+
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.InvalidEventException;
+import dev.agentrt.events.TopicCatalog;
+import dev.agentrt.events.Topics;
+import dev.agentrt.platform.messaging.EventPublisher;
+import dev.agentrt.platform.messaging.IncomingEvents;
+import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.platform.outbox.OutboxProperties;
+import dev.agentrt.platform.outbox.OutboxRelay;
+import java.time.Clock;
+import java.util.Map;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.KafkaAdmin;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+/**
+ * What every service gets from the platform: the event codec, a publisher with CloudEvents headers,
+ * the outbox and its relay, the topics of the catalog, and listeners whose unreadable records go to
+ * the dead-letter topic.
+ */
+@AutoConfiguration(before = KafkaAutoConfiguration.class)
+@EnableScheduling
+@EnableConfigurationProperties(OutboxProperties.class)
+public class PlatformAutoConfiguration {
+
+  @Bean
+  EventCodec eventCodec() {
+    return new EventCodec();
+  }
+
+  @Bean
+  IncomingEvents incomingEvents(EventCodec codec) {
+    return new IncomingEvents(codec);
+  }
+
+  @Bean
+  KafkaTemplate<String, byte[]> eventKafkaTemplate(KafkaProperties properties) {
+    Map<String, Object> config = properties.buildProducerProperties();
+    config.put(ProducerConfig.ACKS_CONFIG, "all");
+    config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    return new KafkaTemplate<>(
+        new DefaultKafkaProducerFactory<>(
+            config, new StringSerializer(), new ByteArraySerializer()));
+  }
+
+  @Bean
+  EventPublisher eventPublisher(
+      KafkaTemplate<String, byte[]> template, @Value("${spring.application.name}") String name) {
+    return new EventPublisher(template, name);
+  }
+
+  @Bean
+  Outbox outbox(EventPublisher publisher, MongoTemplate mongo) {
+    return new Outbox(publisher, mongo);
+  }
+
+  @Bean
+  OutboxRelay outboxRelay(Outbox outbox, MongoTemplate mongo, OutboxProperties properties) {
+    return new OutboxRelay(
+        outbox, mongo, properties.collections(), properties.grace(), Clock.systemUTC());
+  }
+
+  /**
+   * Picked up by Boot's listener container factory. A record that is not a valid event is
+   * dead-lettered at once; any other failure is retried with backoff, then dead-lettered. Either
+   * way the partition keeps moving.
+   */
+  @Bean
+  DefaultErrorHandler listenerErrorHandler(KafkaTemplate<String, byte[]> template) {
+    DeadLetterPublishingRecoverer deadLetters =
+        new DeadLetterPublishingRecoverer(
+            template, (record, e) -> new TopicPartition(Topics.DEAD_LETTERS, -1));
+    ExponentialBackOff backOff = new ExponentialBackOff(200, 2.0);
+    backOff.setMaxInterval(5_000);
+    backOff.setMaxElapsedTime(15_000);
+    DefaultErrorHandler handler = new DefaultErrorHandler(deadLetters, backOff);
+    handler.addNotRetryableExceptions(InvalidEventException.class);
+    return handler;
+  }
+
+  /** Every topic of the catalog, created at start-up when missing (Boot's KafkaAdmin does it). */
+  @Bean
+  KafkaAdmin.NewTopics catalogTopics() {
+    return new KafkaAdmin.NewTopics(
+        TopicCatalog.topics().stream()
+            .map(t -> new NewTopic(t.name(), t.partitions(), (short) -1))
+            .toArray(NewTopic[]::new));
+  }
+}

@@ -1,0 +1,63 @@
+package dev.agentrt.platform.outbox;
+
+import dev.agentrt.platform.messaging.EventPublisher;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.bson.Document;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
+
+/**
+ * Publishes the events a document carries in its {@code outbox} field, then removes them from it. A
+ * crash in between leaves the entries in place for {@link OutboxRelay}; consumers are idempotent,
+ * so publishing an entry twice is harmless.
+ */
+public class Outbox {
+
+  /** The field every document that triggers work carries. */
+  public static final String FIELD = "outbox";
+
+  private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
+
+  private final EventPublisher publisher;
+  private final MongoTemplate mongo;
+
+  public Outbox(EventPublisher publisher, MongoTemplate mongo) {
+    this.publisher = publisher;
+    this.mongo = mongo;
+  }
+
+  /**
+   * Sends the entries and, once the broker has acknowledged all of them, removes them from the
+   * document.
+   *
+   * @throws OutboxPublishException when the broker does not acknowledge in time; the entries stay
+   *     in the document
+   */
+  public void publish(String collection, Object documentId, List<OutboxEntry> entries) {
+    if (entries.isEmpty()) {
+      return;
+    }
+    CompletableFuture<?>[] sends =
+        entries.stream().map(publisher::send).toArray(CompletableFuture[]::new);
+    try {
+      CompletableFuture.allOf(sends).get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new OutboxPublishException(collection, documentId, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new OutboxPublishException(collection, documentId, e);
+    }
+    List<String> ids = entries.stream().map(OutboxEntry::eventId).toList();
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(documentId)),
+        new Update().pull(FIELD, new Document("eventId", new Document("$in", ids))),
+        collection);
+  }
+}

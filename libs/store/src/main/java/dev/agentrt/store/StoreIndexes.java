@@ -1,0 +1,35 @@
+package dev.agentrt.store;
+
+import dev.agentrt.platform.outbox.Outbox;
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.data.domain.Sort;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.index.Index;
+
+/** Creates the indexes the queries and the invariants rely on; idempotent, run at start-up. */
+public class StoreIndexes implements InitializingBean {
+
+  private final MongoTemplate mongo;
+
+  public StoreIndexes(MongoTemplate mongo) {
+    this.mongo = mongo;
+  }
+
+  @Override
+  public void afterPropertiesSet() {
+    mongo
+        .indexOps(Collections.CHAT_MESSAGES)
+        .createIndex(new Index().on("chatId", Sort.Direction.ASC).on("_id", Sort.Direction.ASC));
+    mongo
+        .indexOps(Collections.TASKS)
+        .createIndex(new Index().on("chatId", Sort.Direction.ASC).on("_id", Sort.Direction.ASC));
+    mongo
+        .indexOps(Collections.SUB_AGENTS)
+        .createIndex(new Index().on("taskId", Sort.Direction.ASC).unique());
+    for (String collection : new String[] {Collections.CHAT_MESSAGES, Collections.TASKS}) {
+      mongo
+          .indexOps(collection)
+          .createIndex(new Index().on(Outbox.FIELD + ".occurredAt", Sort.Direction.ASC));
+    }
+  }
+}

@@ -1,0 +1,80 @@
+package dev.agentrt.orchestrator.chat;
+
+import dev.agentrt.events.ChatMessageAdded;
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.platform.outbox.OutboxPublishException;
+import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Collections;
+import dev.agentrt.store.Ids;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.data.domain.Sort;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.stereotype.Component;
+
+/** Chats and the person's messages: stored first, then announced through the outbox. */
+@Component
+class Chats {
+
+  private static final Logger log = LoggerFactory.getLogger(Chats.class);
+
+  private final MongoTemplate mongo;
+  private final Outbox outbox;
+  private final EventCodec codec;
+  private final Clock clock;
+
+  Chats(MongoTemplate mongo, Outbox outbox, EventCodec codec) {
+    this.mongo = mongo;
+    this.outbox = outbox;
+    this.codec = codec;
+    this.clock = Clock.systemUTC();
+  }
+
+  Chat create(String title) {
+    return mongo.insert(new Chat(Ids.fresh(), title, clock.instant()));
+  }
+
+  Optional<Chat> find(String chatId) {
+    return Optional.ofNullable(mongo.findById(chatId, Chat.class));
+  }
+
+  List<Chat> all() {
+    return mongo.find(new Query().with(Sort.by(Sort.Direction.DESC, "_id")), Chat.class);
+  }
+
+  /**
+   * Stores the person's message with the event that announces it. When the broker is not reachable
+   * right now the message is still accepted: the outbox relay publishes it later.
+   */
+  ChatMessage postUserMessage(String chatId, String content) {
+    String id = Ids.fresh();
+    Instant now = clock.instant();
+    OutboxEntry added =
+        OutboxEntry.of(
+            new ChatMessageAdded(Ids.fresh(), now, chatId, id, ChatMessage.USER, null), codec);
+    ChatMessage message =
+        mongo.insert(
+            new ChatMessage(id, chatId, ChatMessage.USER, content, null, now, List.of(added)));
+    try {
+      outbox.publish(Collections.CHAT_MESSAGES, id, message.outbox());
+    } catch (OutboxPublishException e) {
+      log.warn("{}; the relay will publish it", e.getMessage());
+    }
+    return message;
+  }
+
+  List<ChatMessage> messages(String chatId) {
+    return mongo.find(
+        Query.query(Criteria.where("chatId").is(chatId)).with(Sort.by("createdAt", "_id")),
+        ChatMessage.class);
+  }
+}

@@ -1,0 +1,13 @@
+package dev.agentrt.toolrunner;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+
+/** Executes tool calls and records their results as tool messages. */
+@SpringBootApplication
+public class ToolRunnerApplication {
+
+  public static void main(String[] args) {
+    SpringApplication.run(ToolRunnerApplication.class, args);
+  }
+}
