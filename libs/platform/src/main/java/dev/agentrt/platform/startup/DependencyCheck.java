@@ -2,32 +2,38 @@ package dev.agentrt.platform.startup;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoTimeoutException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.bson.Document;
+import org.springframework.boot.logging.LogLevel;
+import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.ConfigurableEnvironment;
 
 /**
  * Before any bean is made, checks that Kafka and MongoDB answer, both at once and within a bounded
- * time, so that a wrong address ends start-up with one clear line instead of clients retrying and
- * logging forever. Switched off with {@code agentrt.startup-check.enabled=false}.
+ * time ({@code agentrt.startup-check.timeout}, 10 s), so that a wrong address ends start-up with
+ * one clear line instead of clients retrying and logging forever. Switched off with {@code
+ * agentrt.startup-check.enabled=false}.
  */
 public class DependencyCheck
     implements ApplicationContextInitializer<ConfigurableApplicationContext> {
 
-  static final Duration TIMEOUT = Duration.ofSeconds(10);
+  private static final List<String> QUIET_DURING_CHECK =
+      List.of("org.apache.kafka.clients.NetworkClient", "org.mongodb.driver");
 
   @Override
   public void initialize(ConfigurableApplicationContext context) {
@@ -37,89 +43,105 @@ public class DependencyCheck
     }
     String kafka = env.getProperty("spring.kafka.bootstrap-servers", "localhost:9092");
     String mongo = env.getProperty("spring.mongodb.uri", "mongodb://localhost/test");
-    CompletableFuture<Optional<String>> kafkaProblem =
-        CompletableFuture.supplyAsync(() -> kafkaProblem(kafka));
-    CompletableFuture<Optional<String>> mongoProblem =
-        CompletableFuture.supplyAsync(() -> mongoProblem(mongo));
-    Optional<String> problem = kafkaProblem.join().or(mongoProblem::join);
-    if (problem.isPresent()) {
-      throw new DependencyUnavailableException(problem.get());
+    Duration timeout =
+        env.getProperty("agentrt.startup-check.timeout", Duration.class, Duration.ofSeconds(10));
+    LoggingSystem logging = LoggingSystem.get(getClass().getClassLoader());
+    // The clients warn at every failed connection attempt; the outcome is reported once instead.
+    QUIET_DURING_CHECK.forEach(logger -> logging.setLogLevel(logger, LogLevel.ERROR));
+    try {
+      Optional<String> problem = firstProblem(kafka, mongo, timeout);
+      if (problem.isPresent()) {
+        throw new DependencyUnavailableException(problem.get());
+      }
+    } finally {
+      QUIET_DURING_CHECK.forEach(logger -> logging.setLogLevel(logger, null));
     }
   }
 
-  static Optional<String> kafkaProblem(String bootstrapServers) {
+  /** Checks both at once; the first problem found, Kafka's before MongoDB's. */
+  static Optional<String> firstProblem(String kafka, String mongo, Duration timeout) {
+    // Threads of our own, not the common pool: they inherit this thread's class loader, which the
+    // Kafka client needs to load its classes from inside an executable jar.
+    try (ExecutorService checks = Executors.newVirtualThreadPerTaskExecutor()) {
+      Future<Optional<String>> kafkaProblem = checks.submit(() -> kafkaProblem(kafka, timeout));
+      Future<Optional<String>> mongoProblem = checks.submit(() -> mongoProblem(mongo, timeout));
+      return result(kafkaProblem).or(() -> result(mongoProblem));
+    }
+  }
+
+  static Optional<String> kafkaProblem(String bootstrapServers, Duration timeout) {
+    int millis = (int) timeout.toMillis();
     Map<String, Object> config =
         Map.of(
-            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-            bootstrapServers,
-            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
-            (int) TIMEOUT.toMillis(),
-            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
-            (int) TIMEOUT.toMillis(),
-            AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG,
-            1000);
+            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, millis,
+            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, millis,
+            AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000);
     try (Admin admin = Admin.create(config)) {
-      admin.describeCluster().clusterId().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      admin.describeCluster().clusterId().get(millis, TimeUnit.MILLISECONDS);
       return Optional.empty();
-    } catch (TimeoutException e) {
-      return Optional.of(kafkaMessage(bootstrapServers, "no answer within " + seconds()));
-    } catch (ExecutionException e) {
-      return Optional.of(kafkaMessage(bootstrapServers, rootMessage(e)));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Optional.of(kafkaMessage(bootstrapServers, "interrupted"));
-    } catch (RuntimeException e) {
-      return Optional.of(kafkaMessage(bootstrapServers, rootMessage(e)));
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      String reason =
+          e instanceof java.util.concurrent.TimeoutException
+                  || e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException
+              ? noAnswerWithin(timeout)
+              : rootMessage(e);
+      return Optional.of(
+          "cannot reach Kafka at " + bootstrapServers + " (KAFKA_BOOTSTRAP_SERVERS): " + reason);
     }
   }
 
-  static Optional<String> mongoProblem(String uri) {
+  static Optional<String> mongoProblem(String uri, Duration timeout) {
+    String where = "cannot reach MongoDB at " + redact(uri) + " (MONGODB_URI): ";
     MongoClientSettings settings;
     try {
       settings =
           MongoClientSettings.builder()
               .applyConnectionString(new ConnectionString(uri))
               .applyToClusterSettings(
-                  c -> c.serverSelectionTimeout(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+                  c -> c.serverSelectionTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS))
               .applyToSocketSettings(
-                  s -> s.connectTimeout((int) TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+                  s -> s.connectTimeout((int) timeout.toMillis(), TimeUnit.MILLISECONDS))
               .build();
     } catch (RuntimeException e) {
-      return Optional.of(mongoMessage(uri, "not a valid connection string: " + e.getMessage()));
+      return Optional.of(where + "not a valid connection string: " + rootMessage(e));
     }
     try (MongoClient client = MongoClients.create(settings)) {
       client.getDatabase("admin").runCommand(new Document("ping", 1));
       return Optional.empty();
     } catch (RuntimeException e) {
-      String reason =
-          e instanceof com.mongodb.MongoTimeoutException
-              ? "no answer within " + seconds()
-              : rootMessage(e);
-      return Optional.of(mongoMessage(uri, reason));
+      return Optional.of(
+          where + (e instanceof MongoTimeoutException ? noAnswerWithin(timeout) : rootMessage(e)));
     }
   }
 
-  private static String kafkaMessage(String servers, String reason) {
-    return "cannot reach Kafka at " + servers + " (KAFKA_BOOTSTRAP_SERVERS): " + reason;
-  }
-
-  private static String mongoMessage(String uri, String reason) {
-    return "cannot reach MongoDB at " + redact(uri) + " (MONGODB_URI): " + reason;
-  }
-
-  /** Hides a password in the URI. */
+  /** Hides a password in a connection string. */
   static String redact(String uri) {
     return uri.replaceFirst("://([^:/@]+):[^@/]*@", "://$1:***@");
   }
 
-  private static String seconds() {
-    return TIMEOUT.toSeconds() + " s";
+  private static Optional<String> result(Future<Optional<String>> check) {
+    try {
+      return check.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.of("start-up check interrupted");
+    } catch (ExecutionException e) {
+      return Optional.of("start-up check failed: " + rootMessage(e));
+    }
   }
 
+  private static String noAnswerWithin(Duration timeout) {
+    return "no answer within " + timeout.toMillis() / 1000.0 + " s";
+  }
+
+  /** The innermost cause's first line: what actually went wrong, without the wrapping. */
   private static String rootMessage(Throwable e) {
     Throwable t = e;
-    while ((t instanceof ExecutionException || t instanceof CompletionException)
-        && t.getCause() != null) {
+    while (t.getCause() != null && t.getCause() != t) {
       t = t.getCause();
     }
     String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();

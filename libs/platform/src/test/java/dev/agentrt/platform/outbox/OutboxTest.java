@@ -1,0 +1,155 @@
+package dev.agentrt.platform.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.agentrt.events.ChatMessageAdded;
+import dev.agentrt.events.Event;
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.Topics;
+import dev.agentrt.platform.messaging.EventPublisher;
+import dev.agentrt.platform.messaging.IncomingEvents;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+/** The outbox and its relay on a real KRaft broker and a real MongoDB-protocol server. */
+class OutboxTest {
+
+  private static final String COLLECTION = "chat_messages";
+  private static final EventCodec CODEC = new EventCodec();
+
+  private static EmbeddedKafkaKraftBroker kafka;
+  private static MongoServer mongoServer;
+  private static MongoClient mongoClient;
+  private static MongoTemplate mongo;
+  private static Outbox outbox;
+
+  @BeforeAll
+  static void start() {
+    kafka = new EmbeddedKafkaKraftBroker(1, 1, Topics.CHAT_MESSAGES);
+    kafka.afterPropertiesSet();
+    mongoServer = new MongoServer(new MemoryBackend());
+    mongoClient = MongoClients.create("mongodb://127.0.0.1:" + mongoServer.bind().getPort());
+    mongo = new MongoTemplate(mongoClient, "agentrt");
+    KafkaTemplate<String, byte[]> template =
+        new KafkaTemplate<>(
+            new DefaultKafkaProducerFactory<>(
+                Map.of("bootstrap.servers", kafka.getBrokersAsString()),
+                new StringSerializer(),
+                new ByteArraySerializer()));
+    outbox = new Outbox(new EventPublisher(template, "test"), mongo);
+  }
+
+  @AfterAll
+  static void stop() {
+    mongoClient.close();
+    mongoServer.shutdownNow();
+    kafka.destroy();
+  }
+
+  @Test
+  void publishesEachEntryAsAnEventConsumersCanReadThenEmptiesTheOutbox() {
+    Event event = added(Instant.now());
+    String docId = storeWithOutbox(event);
+
+    outbox.publish(COLLECTION, docId, List.of(OutboxEntry.of(event, CODEC)));
+
+    assertThat(new IncomingEvents(CODEC).decode(consumeOne(event.key()))).isEqualTo(event);
+    assertThat(outboxOf(docId)).isEmpty();
+  }
+
+  @Test
+  void relayPublishesWhatWasLeftBehindButNotWhatItsWriterIsStillPublishing() {
+    Instant now = Instant.parse("2026-11-22T12:00:00Z");
+    Event leftBehind = added(now.minusSeconds(10));
+    Event inFlight = added(now.minusMillis(500));
+    String leftBehindDoc = storeWithOutbox(leftBehind);
+    String inFlightDoc = storeWithOutbox(inFlight);
+    OutboxRelay relay =
+        new OutboxRelay(
+            outbox,
+            mongo,
+            List.of(COLLECTION),
+            Duration.ofSeconds(2),
+            Clock.fixed(now, java.time.ZoneOffset.UTC));
+
+    assertThat(relay.relay(COLLECTION)).isEqualTo(1);
+
+    assertThat(outboxOf(leftBehindDoc)).isEmpty();
+    assertThat(outboxOf(inFlightDoc)).hasSize(1);
+    assertThat(new IncomingEvents(CODEC).decode(consumeOne(leftBehind.key())))
+        .isEqualTo(leftBehind);
+  }
+
+  private static ChatMessageAdded added(Instant at) {
+    String chatId = "chat-" + UUID.randomUUID();
+    return new ChatMessageAdded(UUID.randomUUID().toString(), at, chatId, "m-1", "user", null);
+  }
+
+  private static String storeWithOutbox(Event event) {
+    String id = UUID.randomUUID().toString();
+    Document doc = new Document("_id", id);
+    mongo.getConverter().write(new Holder(List.of(OutboxEntry.of(event, CODEC))), doc);
+    doc.put("_id", id);
+    doc.remove("_class");
+    mongo.getCollection(COLLECTION).insertOne(doc);
+    return id;
+  }
+
+  record Holder(List<OutboxEntry> outbox) {}
+
+  private static List<?> outboxOf(String docId) {
+    Document doc = mongo.getCollection(COLLECTION).find(new Document("_id", docId)).first();
+    return doc.getList(Outbox.FIELD, Object.class);
+  }
+
+  /** The one record with this key on the chat topic. */
+  private static ConsumerRecord<String, byte[]> consumeOne(String key) {
+    Map<String, Object> config =
+        Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.getBrokersAsString(),
+            ConsumerConfig.GROUP_ID_CONFIG, UUID.randomUUID().toString(),
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(Topics.CHAT_MESSAGES));
+      List<ConsumerRecord<String, byte[]>> matching = new ArrayList<>();
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (matching.isEmpty() && System.nanoTime() < deadline) {
+        consumer
+            .poll(Duration.ofMillis(200))
+            .forEach(
+                r -> {
+                  if (key.equals(r.key())) {
+                    matching.add(r);
+                  }
+                });
+      }
+      assertThat(matching).hasSize(1);
+      return matching.getFirst();
+    }
+  }
+}
