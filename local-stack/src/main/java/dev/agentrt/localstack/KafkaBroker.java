@@ -95,7 +95,10 @@ public final class KafkaBroker implements AutoCloseable {
         Map.entry("transaction.state.log.min.isr", "1"),
         Map.entry("share.coordinator.state.topic.replication.factor", "1"),
         Map.entry("share.coordinator.state.topic.min.isr", "1"),
-        Map.entry("group.initial.rebalance.delay.ms", "0"));
+        Map.entry("group.initial.rebalance.delay.ms", "0"),
+        // Only the topics of the catalog exist; a typo in a topic name fails instead of creating
+        // one.
+        Map.entry("auto.create.topics.enable", "false"));
   }
 
   /** What {@code kafka-storage.sh format -t <random id>} does; the broker refuses a bare dir. */

@@ -1,5 +1,7 @@
 package dev.agentrt.platform.outbox;
 
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
 import dev.agentrt.platform.messaging.EventPublisher;
 import java.time.Duration;
 import java.util.List;
@@ -7,11 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.bson.Document;
 import org.springframework.data.mongodb.core.MongoTemplate;
-import org.springframework.data.mongodb.core.query.Criteria;
-import org.springframework.data.mongodb.core.query.Query;
-import org.springframework.data.mongodb.core.query.Update;
 
 /**
  * Publishes the events a document carries in its {@code outbox} field, then removes them from it. A
@@ -55,9 +53,9 @@ public class Outbox {
       throw new OutboxPublishException(collection, documentId, e);
     }
     List<String> ids = entries.stream().map(OutboxEntry::eventId).toList();
-    mongo.updateFirst(
-        Query.query(Criteria.where("_id").is(documentId)),
-        new Update().pull(FIELD, new Document("eventId", new Document("$in", ids))),
-        collection);
+    // The driver directly: the id is matched exactly as stored, never converted.
+    mongo
+        .getCollection(collection)
+        .updateOne(Filters.eq("_id", documentId), Updates.pull(FIELD, Filters.in("eventId", ids)));
   }
 }

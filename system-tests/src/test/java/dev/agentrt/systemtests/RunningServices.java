@@ -1,0 +1,65 @@
+package dev.agentrt.systemtests;
+
+import dev.agentrt.localstack.ServiceProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The services' executable jars as child processes, on free ports, pointed at the Kafka and MongoDB
+ * under test. Their logs go to {@code system-tests/target/service-logs/<label>/}.
+ */
+final class RunningServices implements AutoCloseable {
+
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+  private final Map<String, ServiceProcess> processes = new LinkedHashMap<>();
+
+  static RunningServices start(
+      String label, List<String> services, String kafkaBootstrap, String mongoUri) {
+    Path repoRoot = Path.of(System.getProperty("agentrt.repo.root", ".."));
+    Path logs = repoRoot.resolve("system-tests/target/service-logs").resolve(label);
+    Map<String, String> env =
+        Map.of("KAFKA_BOOTSTRAP_SERVERS", kafkaBootstrap, "MONGODB_URI", mongoUri);
+    RunningServices running = new RunningServices();
+    try {
+      for (String service : services) {
+        running.processes.put(
+            service,
+            ServiceProcess.start(
+                repoRoot, service, freePort(), env, logs.resolve(service + ".log")));
+      }
+      running.processes.values().forEach(p -> p.awaitHealthy(START_TIMEOUT));
+      return running;
+    } catch (RuntimeException e) {
+      running.close();
+      throw e;
+    }
+  }
+
+  String baseUrl(String service) {
+    return "http://127.0.0.1:" + processes.get(service).httpPort();
+  }
+
+  boolean allAlive() {
+    return processes.values().stream().allMatch(ServiceProcess::isAlive);
+  }
+
+  @Override
+  public void close() {
+    processes.values().parallelStream().forEach(ServiceProcess::close);
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
