@@ -10,37 +10,9 @@ for service in orchestrator agent-init agent-loop tool-runner finalizer notifier
   JARS+=("services/$service/target/$service.jar")
 done
 
-# Major version of a java binary: 21 for "21.0.5", 1 for "1.8.0".
+# Major version of a java binary: 21 for "21.0.5".
 java_major() {
-  local major
-  major=$("$1" -version 2>&1 | sed -nE '1s/.*version "([0-9]+).*/\1/p')
-  echo "${major:-0}"
-}
-
-# A JDK >= 21: $JAVA_HOME, else the one of `java` on the PATH, else the newest in /usr/lib/jvm.
-find_jdk() {
-  local home major best="" best_major=0
-  if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/javac" ]] &&
-    (($(java_major "$JAVA_HOME/bin/java") >= 21)); then
-    echo "$JAVA_HOME"
-    return
-  fi
-  if command -v java >/dev/null; then
-    home=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
-    if [[ -x "$home/bin/javac" ]] && (($(java_major "$home/bin/java") >= 21)); then
-      echo "$home"
-      return
-    fi
-  fi
-  for home in /usr/lib/jvm/*; do
-    [[ -x "$home/bin/javac" ]] || continue
-    major=$(java_major "$home/bin/java")
-    if ((major >= 21 && major > best_major)); then
-      best=$home
-      best_major=$major
-    fi
-  done
-  [[ -n "$best" ]] && echo "$best"
+  "$1" -version 2>&1 | sed -nE '1s/.*version "([0-9]+).*/\1/p'
 }
 
 # True when a jar is missing, or a source or pom is newer than the oldest jar.
@@ -62,10 +34,7 @@ wants_help() {
   return 1
 }
 
-if ! JAVA_HOME=$(find_jdk); then
-  echo "error: ./run.sh needs a JDK 21 or newer; install one or set JAVA_HOME to it" >&2
-  exit 1
-fi
+JAVA_HOME=$(scripts/find-jdk) || exit 1
 export JAVA_HOME
 JAVA="$JAVA_HOME/bin/java"
 JVM_OPTS=(-Xmx1g)
@@ -77,9 +46,7 @@ fi
 
 if ! { wants_help "$@" && [[ -f "$LAUNCHER" ]]; } && needs_build; then
   echo "building…"
-  # forceCreation: otherwise an unchanged module keeps its old executable jar, with the old
-  # versions of the libraries it depends on inside.
-  ./mvnw -B -q -DskipTests -Dmaven.jar.forceCreation=true package
+  ./mvnw -B -q -DskipTests package
 fi
 
 exec "$JAVA" "${JVM_OPTS[@]}" -jar "$LAUNCHER" "$@"
