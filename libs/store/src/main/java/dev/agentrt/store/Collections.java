@@ -7,6 +7,8 @@ public final class Collections {
   public static final String CHAT_MESSAGES = "chat_messages";
   public static final String TASKS = "tasks";
   public static final String SUB_AGENTS = "sub_agents";
+  public static final String SUB_AGENT_MESSAGES = "sub_agent_messages";
+  public static final String SUB_AGENT_TOOL_CALLS = "sub_agent_tool_calls";
 
   private Collections() {}
 }

@@ -4,12 +4,17 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
-/** Makes sure the shared collections have their indexes in every service that uses them. */
+/** The shared collections' indexes, and the conversation store every service appends to. */
 @AutoConfiguration
 public class StoreAutoConfiguration {
 
   @Bean
   StoreIndexes storeIndexes(MongoTemplate mongo) {
     return new StoreIndexes(mongo);
+  }
+
+  @Bean
+  SubAgentConversations subAgentConversations(MongoTemplate mongo) {
+    return new SubAgentConversations(mongo);
   }
 }

@@ -26,7 +26,23 @@ public class StoreIndexes implements InitializingBean {
     mongo
         .indexOps(Collections.SUB_AGENTS)
         .createIndex(new Index().on("taskId", Sort.Direction.ASC).unique());
-    for (String collection : new String[] {Collections.CHAT_MESSAGES, Collections.TASKS}) {
+    mongo
+        .indexOps(Collections.SUB_AGENT_MESSAGES)
+        .createIndex(
+            new Index()
+                .on("subAgentId", Sort.Direction.ASC)
+                .on("seq", Sort.Direction.ASC)
+                .unique());
+    mongo
+        .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
+        .createIndex(new Index().on("subAgentId", Sort.Direction.ASC));
+    for (String collection :
+        new String[] {
+          Collections.CHAT_MESSAGES,
+          Collections.TASKS,
+          Collections.SUB_AGENT_MESSAGES,
+          Collections.SUB_AGENT_TOOL_CALLS
+        }) {
       mongo
           .indexOps(collection)
           .createIndex(new Index().on(Outbox.FIELD + ".occurredAt", Sort.Direction.ASC));

@@ -1,6 +1,7 @@
 package dev.agentrt.store;
 
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.mapping.Document;
 import org.springframework.data.mongodb.core.mapping.FieldType;
 import org.springframework.data.mongodb.core.mapping.MongoId;
@@ -13,5 +14,14 @@ public record SubAgent(
     String chatId,
     String agent,
     SubAgentStatus status,
+    long messageCount,
+    @Nullable Turn turn,
     Instant createdAt,
-    Instant updatedAt) {}
+    Instant updatedAt) {
+
+  /**
+   * The model turn in progress: it answers the messages up to {@code seq} and is held until {@code
+   * leaseUntil}; a turn whose lease expired may be taken again.
+   */
+  public record Turn(long seq, Instant leaseUntil) {}
+}

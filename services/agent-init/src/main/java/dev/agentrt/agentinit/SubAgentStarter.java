@@ -40,6 +40,8 @@ class SubAgentStarter {
               created.chatId(),
               created.agent(),
               SubAgentStatus.active,
+              0,
+              null,
               now,
               now));
     } catch (DuplicateKeyException alreadyStarted) {

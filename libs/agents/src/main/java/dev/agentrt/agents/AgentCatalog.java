@@ -1,0 +1,117 @@
+package dev.agentrt.agents;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+
+/**
+ * The declared agents, read from an agents file and checked: names well formed and unique, prompts
+ * and descriptions present, step limits positive. A bad file stops start-up with a message naming
+ * the agent and the problem.
+ */
+public final class AgentCatalog {
+
+  /** Appended to every agent's system prompt. */
+  public static final String TURN_RULE =
+      "Every turn must end with exactly one of: one or more tool calls, a final answer to the"
+          + " task, or a question to the user through the ask_user tool.";
+
+  private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_-]{0,63}");
+
+  private final Map<String, AgentDefinition> agents;
+
+  private AgentCatalog(Map<String, AgentDefinition> agents) {
+    this.agents = agents;
+  }
+
+  /** Reads an agents file: {@code agents: [{name, description, systemPrompt, tools, maxSteps}]}. */
+  public static AgentCatalog read(InputStream yaml, String source) {
+    JsonNode root;
+    try {
+      root = new YAMLMapper().readTree(yaml);
+    } catch (RuntimeException e) {
+      throw new InvalidAgentsException(source + " is not valid YAML: " + e.getMessage());
+    }
+    Map<String, AgentDefinition> agents = new LinkedHashMap<>();
+    JsonNode list = root == null ? null : root.get("agents");
+    if (list == null || !list.isArray() || list.isEmpty()) {
+      throw new InvalidAgentsException(source + " declares no agents (expected a list 'agents')");
+    }
+    for (JsonNode node : list) {
+      AgentDefinition agent = parse(node, source);
+      if (agents.putIfAbsent(agent.name(), agent) != null) {
+        throw new InvalidAgentsException(
+            source + ": agent '" + agent.name() + "' is declared twice");
+      }
+    }
+    return new AgentCatalog(Map.copyOf(agents));
+  }
+
+  /** The agents file on the classpath ({@code agents.yml}). */
+  public static AgentCatalog fromClasspath(String resource) {
+    try (InputStream in = AgentCatalog.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new InvalidAgentsException("no " + resource + " on the classpath");
+      }
+      return read(in, resource);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public Optional<AgentDefinition> find(String name) {
+    return Optional.ofNullable(agents.get(name));
+  }
+
+  public AgentDefinition get(String name) {
+    return find(name).orElseThrow(() -> new IllegalArgumentException("no agent " + name));
+  }
+
+  public List<AgentDefinition> all() {
+    return agents.values().stream()
+        .sorted(java.util.Comparator.comparing(AgentDefinition::name))
+        .toList();
+  }
+
+  /** The agent's system prompt, ending with the rule every turn must follow. */
+  public static String systemPrompt(AgentDefinition agent) {
+    return agent.systemPrompt().strip() + "\n\n" + TURN_RULE;
+  }
+
+  private static AgentDefinition parse(JsonNode node, String source) {
+    String name = node.path("name").asString("");
+    if (!NAME.matcher(name).matches()) {
+      throw new InvalidAgentsException(
+          source + ": agent name '" + name + "' must match " + NAME.pattern());
+    }
+    String where = source + ": agent '" + name + "'";
+    String description = node.path("description").asString("").strip();
+    String prompt = node.path("systemPrompt").asString("").strip();
+    if (description.isEmpty()) {
+      throw new InvalidAgentsException(where + " has no description");
+    }
+    if (prompt.isEmpty()) {
+      throw new InvalidAgentsException(where + " has no systemPrompt");
+    }
+    int maxSteps = node.path("maxSteps").asInt(25);
+    if (maxSteps < 1) {
+      throw new InvalidAgentsException(where + ": maxSteps must be at least 1");
+    }
+    List<String> tools = new ArrayList<>();
+    node.path("tools").forEach(t -> tools.add(t.asString()));
+    for (String tool : tools) {
+      if (ToolCatalog.find(tool).isEmpty()) {
+        throw new InvalidAgentsException(where + " lists an unknown tool '" + tool + "'");
+      }
+    }
+    return new AgentDefinition(name, description, prompt, List.copyOf(tools), maxSteps);
+  }
+}

@@ -1,0 +1,82 @@
+package dev.agentrt.store;
+
+import dev.agentrt.platform.outbox.OutboxEntry;
+import java.time.Instant;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.data.domain.Sort;
+import org.springframework.data.mongodb.core.FindAndModifyOptions;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
+
+/**
+ * Appends to and reads a sub-agent's conversation. Each message gets the next {@code seq} from the
+ * sub-agent's counter; its id derives from what caused it, so appending the same message twice
+ * stores it once (the second attempt only burns a sequence number, which leaves a harmless gap).
+ */
+public class SubAgentConversations {
+
+  private final MongoTemplate mongo;
+
+  public SubAgentConversations(MongoTemplate mongo) {
+    this.mongo = mongo;
+  }
+
+  /** A message to append: everything but its place in the conversation. */
+  public record NewMessage(
+      String id,
+      String role,
+      @Nullable String content,
+      List<RequestedToolCall> toolCalls,
+      @Nullable String toolCallId,
+      List<OutboxEntry> outbox) {}
+
+  /**
+   * Appends the message unless one with its id is already there.
+   *
+   * @return the stored message: the new one, or the one appended earlier with the same id
+   */
+  public SubAgentMessage append(SubAgent subAgent, NewMessage message, Instant now) {
+    SubAgentMessage existing = mongo.findById(message.id(), SubAgentMessage.class);
+    if (existing != null) {
+      return existing;
+    }
+    SubAgent counted =
+        mongo.findAndModify(
+            Query.query(Criteria.where("_id").is(subAgent.id())),
+            new Update().inc("messageCount", 1),
+            FindAndModifyOptions.options().returnNew(true),
+            SubAgent.class);
+    if (counted == null) {
+      throw new IllegalStateException("no sub-agent " + subAgent.id());
+    }
+    SubAgentMessage stored =
+        new SubAgentMessage(
+            message.id(),
+            subAgent.id(),
+            subAgent.taskId(),
+            subAgent.chatId(),
+            counted.messageCount(),
+            message.role(),
+            message.content(),
+            message.toolCalls(),
+            message.toolCallId(),
+            now,
+            message.outbox());
+    try {
+      return mongo.insert(stored);
+    } catch (DuplicateKeyException appendedMeanwhile) {
+      return mongo.findById(message.id(), SubAgentMessage.class);
+    }
+  }
+
+  /** The whole conversation, in order: the model's context. */
+  public List<SubAgentMessage> messages(String subAgentId) {
+    return mongo.find(
+        Query.query(Criteria.where("subAgentId").is(subAgentId)).with(Sort.by("seq")),
+        SubAgentMessage.class);
+  }
+}

@@ -1,0 +1,33 @@
+package dev.agentrt.store;
+
+import dev.agentrt.platform.outbox.OutboxEntry;
+import java.time.Instant;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.mongodb.core.mapping.Document;
+import org.springframework.data.mongodb.core.mapping.FieldType;
+import org.springframework.data.mongodb.core.mapping.MongoId;
+
+/**
+ * One message of a sub-agent's conversation, in the chat-completions shape, so the ordered list of
+ * a sub-agent's messages is its model context. {@code seq} orders them (unique per sub-agent).
+ */
+@Document(Collections.SUB_AGENT_MESSAGES)
+public record SubAgentMessage(
+    @MongoId(FieldType.STRING) String id,
+    String subAgentId,
+    String taskId,
+    String chatId,
+    long seq,
+    String role,
+    @Nullable String content,
+    List<RequestedToolCall> toolCalls,
+    @Nullable String toolCallId,
+    Instant createdAt,
+    List<OutboxEntry> outbox) {
+
+  public static final String SYSTEM = "system";
+  public static final String USER = "user";
+  public static final String ASSISTANT = "assistant";
+  public static final String TOOL = "tool";
+}

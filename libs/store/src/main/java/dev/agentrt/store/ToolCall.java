@@ -1,0 +1,31 @@
+package dev.agentrt.store;
+
+import dev.agentrt.platform.outbox.OutboxEntry;
+import java.time.Instant;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.mongodb.core.mapping.Document;
+import org.springframework.data.mongodb.core.mapping.FieldType;
+import org.springframework.data.mongodb.core.mapping.MongoId;
+
+/**
+ * A tool call to execute. {@code modelCallId} is the id the model gave it (the tool message answers
+ * it with {@code tool_call_id}); {@code id} is ours, derived from the sub-agent and that id.
+ */
+@Document(Collections.SUB_AGENT_TOOL_CALLS)
+public record ToolCall(
+    @MongoId(FieldType.STRING) String id,
+    String subAgentId,
+    String taskId,
+    String chatId,
+    String modelCallId,
+    String name,
+    String arguments,
+    ToolCallStatus status,
+    @Nullable String result,
+    @Nullable String error,
+    @Nullable Long latencyMs,
+    @Nullable Instant leaseUntil,
+    Instant createdAt,
+    Instant updatedAt,
+    List<OutboxEntry> outbox) {}
