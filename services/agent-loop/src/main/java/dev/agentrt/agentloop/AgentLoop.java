@@ -1,0 +1,163 @@
+package dev.agentrt.agentloop;
+
+import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.agents.AgentDefinition;
+import dev.agentrt.agents.ToolCatalog;
+import dev.agentrt.model.ModelException;
+import dev.agentrt.model.ModelMessage;
+import dev.agentrt.model.ModelReply;
+import dev.agentrt.model.ModelRequest;
+import dev.agentrt.model.ModelToolCall;
+import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentConversations;
+import dev.agentrt.store.SubAgentMessage;
+import dev.agentrt.store.SubAgentStatus;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
+
+/**
+ * The sub-agent loop. {@link #wake} looks at a sub-agent's conversation and does the one thing it
+ * calls for: apply the outcome of an answer already stored, wait for pending tool calls, or claim a
+ * model turn. A claimed turn runs on its own virtual thread, so a slow model holds up nobody else
+ * and the Kafka consumer moves on at once (DESIGN invariants 3 and 4). The claim is a conditional
+ * update with a lease: two copies of this service never both answer a turn, and a turn whose worker
+ * died is taken again once its lease expires.
+ */
+class AgentLoop {
+
+  private static final Logger log = LoggerFactory.getLogger(AgentLoop.class);
+
+  private final MongoTemplate mongo;
+  private final SubAgentConversations conversations;
+  private final AgentCatalog agents;
+  private final ModelCaller model;
+  private final OutcomeRecorder recorder;
+  private final AgentLoopProperties properties;
+  private final Executor turns;
+  private final Clock clock = Clock.systemUTC();
+
+  AgentLoop(
+      MongoTemplate mongo,
+      SubAgentConversations conversations,
+      AgentCatalog agents,
+      ModelCaller model,
+      OutcomeRecorder recorder,
+      AgentLoopProperties properties,
+      Executor turns) {
+    this.mongo = mongo;
+    this.conversations = conversations;
+    this.agents = agents;
+    this.model = model;
+    this.recorder = recorder;
+    this.properties = properties;
+    this.turns = turns;
+  }
+
+  void wake(String subAgentId) {
+    SubAgent subAgent = mongo.findById(subAgentId, SubAgent.class);
+    if (subAgent == null || subAgent.status() != SubAgentStatus.active) {
+      return;
+    }
+    ConversationState conversation = new ConversationState(conversations.messages(subAgent.id()));
+    if (conversation.lastAnswer().isPresent()) {
+      recorder.apply(subAgent, conversation.lastAnswer().get());
+      return;
+    }
+    if (!conversation.awaitsModelTurn()) {
+      return;
+    }
+    AgentDefinition agent = agents.get(subAgent.agent());
+    if (conversation.stepsThisRun() >= agent.maxSteps()) {
+      recorder.fail(
+          subAgent,
+          conversation.lastSeq(),
+          "step_limit_exceeded",
+          "the " + agent.name() + " took " + agent.maxSteps() + " steps without finishing");
+      return;
+    }
+    if (claimTurn(subAgent, conversation.lastSeq())) {
+      turns.execute(() -> runTurn(subAgent, agent, conversation));
+    }
+  }
+
+  private void runTurn(SubAgent subAgent, AgentDefinition agent, ConversationState conversation) {
+    long seq = conversation.lastSeq();
+    try {
+      ModelReply reply = model.call(request(agent, conversation));
+      recorder.apply(subAgent, recorder.storeAnswer(subAgent, seq, reply));
+    } catch (ModelException e) {
+      recorder.fail(subAgent, seq, "model_error", e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return; // shutting down: the lease expires and the turn is taken again
+    } catch (RuntimeException e) {
+      log.error(
+          "turn {} of sub-agent {} failed; it is retried when its lease expires",
+          seq,
+          subAgent.id(),
+          e);
+      return;
+    }
+    releaseTurn(subAgent, seq);
+    wake(subAgent.id()); // a message may have arrived while the model was thinking
+  }
+
+  private ModelRequest request(AgentDefinition agent, ConversationState conversation) {
+    List<ModelMessage> messages = conversation.messages().stream().map(AgentLoop::toModel).toList();
+    return new ModelRequest(
+        ModelRequest.Purpose.AGENT_TURN, messages, ToolCatalog.forAgent(agent), null);
+  }
+
+  private static ModelMessage toModel(SubAgentMessage m) {
+    return new ModelMessage(
+        m.role(),
+        m.content(),
+        m.toolCalls().stream()
+            .map(c -> new ModelToolCall(c.id(), c.name(), c.arguments()))
+            .toList(),
+        m.toolCallId());
+  }
+
+  /** Takes the turn unless another worker holds it under a live lease. */
+  private boolean claimTurn(SubAgent subAgent, long seq) {
+    Instant now = clock.instant();
+    Query unclaimed =
+        Query.query(
+            Criteria.where("_id")
+                .is(subAgent.id())
+                .and("status")
+                .is(SubAgentStatus.active)
+                .orOperator(
+                    Criteria.where("turn").is(null), Criteria.where("turn.leaseUntil").lt(now)));
+    Update claim =
+        new Update().set("turn", new SubAgent.Turn(seq, now.plus(properties.turnLease())));
+    return mongo.updateFirst(unclaimed, claim, SubAgent.class).getModifiedCount() == 1;
+  }
+
+  private void releaseTurn(SubAgent subAgent, long seq) {
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id()).and("turn.seq").is(seq)),
+        new Update().unset("turn"),
+        SubAgent.class);
+  }
+
+  /** Sub-agents whose turn's lease expired: their worker died mid-turn. */
+  List<String> expiredTurns() {
+    Query expired =
+        Query.query(
+            Criteria.where("status")
+                .is(SubAgentStatus.active)
+                .and("turn.leaseUntil")
+                .lt(clock.instant()));
+    expired.fields().include("_id");
+    return mongo.find(expired, SubAgent.class).stream().map(SubAgent::id).toList();
+  }
+}

@@ -1,0 +1,33 @@
+package dev.agentrt.agentloop;
+
+import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.store.SubAgentConversations;
+import java.util.concurrent.Executors;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.mongodb.core.MongoTemplate;
+
+/** Turns run on virtual threads: thousands of slow model calls at once cost little. */
+@Configuration
+@EnableConfigurationProperties(AgentLoopProperties.class)
+class AgentLoopConfiguration {
+
+  @Bean(destroyMethod = "")
+  AgentLoop agentLoop(
+      MongoTemplate mongo,
+      SubAgentConversations conversations,
+      AgentCatalog agents,
+      ModelCaller model,
+      OutcomeRecorder recorder,
+      AgentLoopProperties properties) {
+    return new AgentLoop(
+        mongo,
+        conversations,
+        agents,
+        model,
+        recorder,
+        properties,
+        Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("turn-", 0).factory()));
+  }
+}

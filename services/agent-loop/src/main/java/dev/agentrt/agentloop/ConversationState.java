@@ -1,0 +1,73 @@
+package dev.agentrt.agentloop;
+
+import dev.agentrt.store.RequestedToolCall;
+import dev.agentrt.store.SubAgentMessage;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * What a sub-agent's conversation says about the next step, read from the messages alone (DESIGN
+ * invariant 3): whether its last answer still has an outcome to apply, whether tool calls are still
+ * pending, whether a message awaits a model turn.
+ */
+record ConversationState(List<SubAgentMessage> messages) {
+
+  /** The last message, when it is the model's: its outcome may still need applying. */
+  Optional<SubAgentMessage> lastAnswer() {
+    return last().filter(m -> SubAgentMessage.ASSISTANT.equals(m.role()));
+  }
+
+  /** Tool calls of the last assistant message that have no tool message yet. */
+  List<RequestedToolCall> pendingToolCalls() {
+    int answer = lastIndexOf(SubAgentMessage.ASSISTANT);
+    if (answer < 0) {
+      return List.of();
+    }
+    Set<String> answered =
+        messages.subList(answer + 1, messages.size()).stream()
+            .filter(m -> SubAgentMessage.TOOL.equals(m.role()))
+            .map(SubAgentMessage::toolCallId)
+            .collect(Collectors.toSet());
+    return messages.get(answer).toolCalls().stream()
+        .filter(call -> !answered.contains(call.id()))
+        .toList();
+  }
+
+  /** A user or tool message waits for the model, and no tool call is still running. */
+  boolean awaitsModelTurn() {
+    return last()
+            .map(
+                m -> SubAgentMessage.USER.equals(m.role()) || SubAgentMessage.TOOL.equals(m.role()))
+            .orElse(false)
+        && pendingToolCalls().isEmpty();
+  }
+
+  /** The position of the newest message: a turn answers everything up to it. */
+  long lastSeq() {
+    return last().map(SubAgentMessage::seq).orElse(0L);
+  }
+
+  /** Model turns taken since the person last spoke to the agent: the steps of this run. */
+  int stepsThisRun() {
+    int lastUser = lastIndexOf(SubAgentMessage.USER);
+    return (int)
+        messages.subList(Math.max(lastUser, 0), messages.size()).stream()
+            .filter(m -> SubAgentMessage.ASSISTANT.equals(m.role()))
+            .count();
+  }
+
+  private Optional<SubAgentMessage> last() {
+    return messages.isEmpty() ? Optional.empty() : Optional.of(messages.getLast());
+  }
+
+  private int lastIndexOf(String role) {
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      if (role.equals(messages.get(i).role())) {
+        return i;
+      }
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,36 @@
+package dev.agentrt.agentloop;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * Wakes sub-agents whose turn's lease expired, so work a dead worker held is taken again. Safe with
+ * several copies running: waking claims the turn by a conditional update.
+ */
+@Component
+class ExpiredTurnSweeper {
+
+  private static final Logger log = LoggerFactory.getLogger(ExpiredTurnSweeper.class);
+
+  private final AgentLoop loop;
+
+  ExpiredTurnSweeper(AgentLoop loop) {
+    this.loop = loop;
+  }
+
+  @Scheduled(
+      fixedDelayString = "${agentrt.agent-loop.sweep-interval:5s}",
+      initialDelayString = "${agentrt.agent-loop.sweep-interval:5s}")
+  void sweep() {
+    for (String subAgentId : loop.expiredTurns()) {
+      log.info("turn of sub-agent {} outlived its lease; taking it again", subAgentId);
+      try {
+        loop.wake(subAgentId);
+      } catch (RuntimeException e) {
+        log.warn("could not take back the turn of sub-agent {}: {}", subAgentId, e.getMessage());
+      }
+    }
+  }
+}

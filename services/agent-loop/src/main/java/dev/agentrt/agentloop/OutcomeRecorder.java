@@ -1,0 +1,225 @@
+package dev.agentrt.agentloop;
+
+import dev.agentrt.agents.ToolCatalog;
+import dev.agentrt.events.Event;
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.TaskCompleted;
+import dev.agentrt.events.TaskFailed;
+import dev.agentrt.events.TaskWaiting;
+import dev.agentrt.events.ToolCallRequested;
+import dev.agentrt.model.ModelReply;
+import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.Collections;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.RequestedToolCall;
+import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentConversations;
+import dev.agentrt.store.SubAgentConversations.NewMessage;
+import dev.agentrt.store.SubAgentMessage;
+import dev.agentrt.store.SubAgentStatus;
+import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskStatus;
+import dev.agentrt.store.ToolCall;
+import dev.agentrt.store.ToolCallStatus;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
+import org.springframework.stereotype.Component;
+
+/**
+ * Writes what a turn decided. The model's answer is stored first, as one assistant message whose id
+ * derives from the turn: that write is the turn's commit point, so a turn whose answer is stored is
+ * never asked of the model again. Its consequences (tool calls to run, statuses, task events) are
+ * applied by conditional updates that can be repeated after a crash without doing anything twice.
+ */
+@Component
+class OutcomeRecorder {
+
+  private final MongoTemplate mongo;
+  private final SubAgentConversations conversations;
+  private final Outbox outbox;
+  private final EventCodec codec;
+  private final Clock clock = Clock.systemUTC();
+
+  OutcomeRecorder(
+      MongoTemplate mongo, SubAgentConversations conversations, Outbox outbox, EventCodec codec) {
+    this.mongo = mongo;
+    this.conversations = conversations;
+    this.outbox = outbox;
+    this.codec = codec;
+  }
+
+  /**
+   * Stores the model's answer to the messages up to {@code answeredSeq}: the tool-call documents
+   * ({@code pending}) first, then the assistant message that announces them.
+   */
+  SubAgentMessage storeAnswer(SubAgent subAgent, long answeredSeq, ModelReply reply) {
+    Instant now = clock.instant();
+    String messageId = Ids.derived(subAgent.id(), "answer-" + answeredSeq);
+    List<RequestedToolCall> calls = callsToRecord(reply);
+    List<OutboxEntry> events = new ArrayList<>();
+    for (RequestedToolCall call : calls) {
+      if (ToolCatalog.ASK_USER.equals(call.name())) {
+        continue;
+      }
+      String toolCallId = Ids.derived(messageId, call.id());
+      insertPending(subAgent, toolCallId, call, now);
+      events.add(
+          entry(
+              new ToolCallRequested(
+                  Ids.derived(toolCallId, "requested"),
+                  now,
+                  toolCallId,
+                  subAgent.id(),
+                  subAgent.taskId(),
+                  subAgent.chatId(),
+                  call.name())));
+    }
+    return conversations.append(
+        subAgent,
+        new NewMessage(messageId, SubAgentMessage.ASSISTANT, reply.content(), calls, null, events),
+        now);
+  }
+
+  /** Carries out what a stored answer decided; safe to repeat. */
+  void apply(SubAgent subAgent, SubAgentMessage answer) {
+    switch (TurnOutcome.of(answer)) {
+      case TurnOutcome.ToolCalls calls ->
+          outbox.publish(Collections.SUB_AGENT_MESSAGES, answer.id(), answer.outbox());
+      case TurnOutcome.Question question -> {
+        move(subAgent, SubAgentStatus.active, SubAgentStatus.waiting_for_user);
+        moveTask(
+            subAgent,
+            TaskStatus.running,
+            TaskStatus.waiting,
+            new Update(),
+            new TaskWaiting(
+                Ids.derived(answer.id(), "waiting"),
+                clock.instant(),
+                subAgent.taskId(),
+                subAgent.chatId(),
+                subAgent.id(),
+                question.question()));
+      }
+      case TurnOutcome.FinalAnswer finalAnswer -> {
+        move(subAgent, SubAgentStatus.active, SubAgentStatus.completed);
+        moveTask(
+            subAgent,
+            TaskStatus.running,
+            TaskStatus.success,
+            new Update().set("result", finalAnswer.answer()).unset("error"),
+            new TaskCompleted(
+                Ids.derived(answer.id(), "completed"),
+                clock.instant(),
+                subAgent.taskId(),
+                subAgent.chatId(),
+                subAgent.id(),
+                finalAnswer.answer()));
+      }
+    }
+  }
+
+  /**
+   * Ends the run visibly: a system message in the sub-agent's conversation says why, the sub-agent
+   * and its task become {@code failed}, and {@code TaskFailed} tells the finalizer.
+   */
+  void fail(SubAgent subAgent, long atSeq, String reason, String error) {
+    Instant now = clock.instant();
+    String messageId = Ids.derived(subAgent.id(), "failure-" + atSeq);
+    conversations.append(
+        subAgent,
+        new NewMessage(
+            messageId,
+            SubAgentMessage.SYSTEM,
+            "The run failed (" + reason + "): " + error,
+            List.of(),
+            null,
+            List.of()),
+        now);
+    move(subAgent, SubAgentStatus.active, SubAgentStatus.failed);
+    moveTask(
+        subAgent,
+        TaskStatus.running,
+        TaskStatus.failed,
+        new Update().set("error", error),
+        new TaskFailed(
+            Ids.derived(messageId, "failed"),
+            now,
+            subAgent.taskId(),
+            subAgent.chatId(),
+            subAgent.id(),
+            reason,
+            error));
+  }
+
+  /** The calls to record: an {@code ask_user} call stands alone, the person answers it first. */
+  private static List<RequestedToolCall> callsToRecord(ModelReply reply) {
+    List<RequestedToolCall> calls =
+        reply.toolCalls().stream()
+            .map(c -> new RequestedToolCall(c.id(), c.name(), c.arguments()))
+            .toList();
+    return calls.stream()
+        .filter(c -> ToolCatalog.ASK_USER.equals(c.name()))
+        .findFirst()
+        .map(List::of)
+        .orElse(calls);
+  }
+
+  private void insertPending(SubAgent subAgent, String id, RequestedToolCall call, Instant now) {
+    try {
+      mongo.insert(
+          new ToolCall(
+              id,
+              subAgent.id(),
+              subAgent.taskId(),
+              subAgent.chatId(),
+              call.id(),
+              call.name(),
+              call.arguments(),
+              ToolCallStatus.pending,
+              null,
+              null,
+              null,
+              null,
+              now,
+              now,
+              List.of()));
+    } catch (DuplicateKeyException storedBeforeACrash) {
+      // the same turn is being recorded again: the call is already there
+    }
+  }
+
+  private void move(SubAgent subAgent, SubAgentStatus from, SubAgentStatus to) {
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id()).and("status").is(from)),
+        new Update().set("status", to).set("updatedAt", clock.instant()),
+        SubAgent.class);
+  }
+
+  /**
+   * Moves the task and records the event in its outbox in the same write; then publishes whatever
+   * its outbox holds (this event, or one a crash left behind).
+   */
+  private void moveTask(
+      SubAgent subAgent, TaskStatus from, TaskStatus to, Update changes, Event event) {
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.taskId()).and("status").is(from)),
+        changes.set("status", to).set("updatedAt", clock.instant()).push("outbox", entry(event)),
+        Task.class);
+    Task task = mongo.findById(subAgent.taskId(), Task.class);
+    if (task != null) {
+      outbox.publish(Collections.TASKS, task.id(), task.outbox());
+    }
+  }
+
+  private OutboxEntry entry(Event event) {
+    return OutboxEntry.of(event, codec);
+  }
+}

@@ -1,0 +1,337 @@
+package dev.agentrt.agentloop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.Topics;
+import dev.agentrt.model.ModelToolCall;
+import dev.agentrt.platform.messaging.EventPublisher;
+import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentConversations;
+import dev.agentrt.store.SubAgentConversations.NewMessage;
+import dev.agentrt.store.SubAgentMessage;
+import dev.agentrt.store.SubAgentStatus;
+import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskStatus;
+import dev.agentrt.store.ToolCall;
+import dev.agentrt.store.ToolCallStatus;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+/**
+ * The loop's outcomes, given stored state and a wake-up: the writes it makes and the events it
+ * publishes, on a real MongoDB-protocol server and a real broker, with the model scripted.
+ */
+class AgentLoopTest {
+
+  private static final AgentCatalog AGENTS =
+      AgentCatalog.read(
+          new ByteArrayInputStream(
+              """
+              agents:
+                - name: researcher
+                  description: Researches.
+                  systemPrompt: You research.
+                  tools: [search_docs, read_doc]
+                  maxSteps: 3
+              """
+                  .getBytes(StandardCharsets.UTF_8)),
+          "test agents");
+
+  private static EmbeddedKafkaKraftBroker kafka;
+  private static MongoServer mongoServer;
+  private static MongoClient mongoClient;
+  private static MongoTemplate mongo;
+  private static Outbox outbox;
+  private static SubAgentConversations conversations;
+
+  private final ScriptedModel model = new ScriptedModel();
+  private AgentLoop loop;
+  private SubAgent subAgent;
+
+  @BeforeAll
+  static void startInfrastructure() {
+    kafka = new EmbeddedKafkaKraftBroker(1, 1, Topics.TASKS, Topics.TOOL_CALLS);
+    kafka.afterPropertiesSet();
+    mongoServer = new MongoServer(new MemoryBackend());
+    mongoClient = MongoClients.create("mongodb://127.0.0.1:" + mongoServer.bind().getPort());
+    mongo = new MongoTemplate(mongoClient, "agentrt");
+    KafkaTemplate<String, byte[]> template =
+        new KafkaTemplate<>(
+            new DefaultKafkaProducerFactory<>(
+                Map.of("bootstrap.servers", kafka.getBrokersAsString()),
+                new StringSerializer(),
+                new ByteArraySerializer()));
+    outbox = new Outbox(new EventPublisher(template, "agent-loop-test"), mongo);
+    conversations = new SubAgentConversations(mongo);
+  }
+
+  @AfterAll
+  static void stopInfrastructure() {
+    mongoClient.close();
+    mongoServer.shutdownNow();
+    kafka.destroy();
+  }
+
+  @BeforeEach
+  void aSubAgentWithItsFirstTwoMessages() {
+    AgentLoopProperties properties =
+        new AgentLoopProperties(
+            3,
+            Duration.ofMillis(10),
+            Duration.ofMillis(50),
+            Duration.ofMinutes(1),
+            Duration.ofSeconds(5));
+    EventCodec codec = new EventCodec();
+    loop =
+        new AgentLoop(
+            mongo,
+            conversations,
+            AGENTS,
+            new ModelCaller(model, properties),
+            new OutcomeRecorder(mongo, conversations, outbox, codec),
+            properties,
+            Executors.newVirtualThreadPerTaskExecutor());
+    Instant now = Instant.now();
+    String taskId = UUID.randomUUID().toString();
+    subAgent =
+        mongo.insert(
+            new SubAgent(
+                Ids.derived(taskId, "sub-agent"),
+                taskId,
+                "chat-1",
+                "researcher",
+                SubAgentStatus.active,
+                0,
+                null,
+                now,
+                now));
+    mongo.insert(
+        new Task(
+            taskId,
+            "chat-1",
+            Task.TYPE_AGENT,
+            "researcher",
+            "Research Kafka",
+            TaskStatus.running,
+            subAgent.id(),
+            null,
+            null,
+            now,
+            now,
+            List.of()));
+    append(SubAgentMessage.SYSTEM, "You research.", null);
+    append(SubAgentMessage.USER, "Research Kafka", null);
+  }
+
+  @Test
+  void toolCallsAreStoredPendingAndAnnouncedAndTheLoopThenWaitsForTheirResults() {
+    model.callsTools(
+        new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"),
+        new ModelToolCall("call_2", "search_docs", "{\"query\":\"MongoDB\"}"));
+
+    loop.wake(subAgent.id());
+
+    SubAgentMessage answer = await().until(this::lastMessage, m -> m.role().equals("assistant"));
+    assertThat(answer.toolCalls()).extracting("id").containsExactly("call_1", "call_2");
+    List<ToolCall> calls = toolCalls();
+    assertThat(calls).extracting(ToolCall::status).containsOnly(ToolCallStatus.pending);
+    assertThat(calls)
+        .extracting(ToolCall::modelCallId)
+        .containsExactlyInAnyOrder("call_1", "call_2");
+    await().until(() -> conversations.messages(subAgent.id()).getLast().outbox().isEmpty());
+
+    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+    loop.wake(subAgent.id());
+
+    assertThat(model.requests).as("one result of two is no reason for a turn").hasSize(1);
+  }
+
+  @Test
+  void whenEveryToolCallHasItsResultTheModelSeesThemAll() {
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .answers("Kafka is a log.");
+    loop.wake(subAgent.id());
+    await().until(this::lastMessage, m -> m.role().equals("assistant"));
+
+    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests).hasSize(2);
+    assertThat(model.requests.get(1).messages())
+        .extracting("role")
+        .containsExactly("system", "user", "assistant", "tool");
+  }
+
+  @Test
+  void aFinalAnswerCompletesTheSubAgentAndTheTaskWithItsResult() {
+    model.answers("Kafka is a distributed log. Sources: docs/kafka.md");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(task().result()).isEqualTo("Kafka is a distributed log. Sources: docs/kafka.md");
+    assertThat(subAgent().status()).isEqualTo(SubAgentStatus.completed);
+    await().until(() -> task().outbox().isEmpty());
+    assertThat(subAgent().turn()).as("the turn is released").isNull();
+  }
+
+  @Test
+  void askUserPutsTheSubAgentAndTheTaskInWaiting() {
+    model.callsTools(
+        new ModelToolCall("call_1", "ask_user", "{\"question\":\"What should I research?\"}"),
+        new ModelToolCall("call_2", "search_docs", "{\"query\":\"x\"}"));
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.waiting);
+    assertThat(subAgent().status()).isEqualTo(SubAgentStatus.waiting_for_user);
+    assertThat(lastMessage().toolCalls()).extracting("name").containsExactly("ask_user");
+    assertThat(toolCalls()).as("nothing to run: the question stands alone").isEmpty();
+  }
+
+  @Test
+  void aModelThatKeepsFailingIsRetriedThenTheRunFailsVisibly() {
+    model.failsTransiently().failsTransiently().failsTransiently();
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.failed);
+    assertThat(model.requests).hasSize(3);
+    assertThat(task().error()).contains("HTTP 503");
+    assertThat(subAgent().status()).isEqualTo(SubAgentStatus.failed);
+    assertThat(lastMessage().role()).isEqualTo("system");
+    assertThat(lastMessage().content()).contains("model_error");
+  }
+
+  @Test
+  void aTransientFailureIsRetriedAndTheTurnSucceeds() {
+    model.failsTransiently().answers("Done.");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests).hasSize(2);
+  }
+
+  @Test
+  void twoWakeUpsAtOnceMakeExactlyOneModelCall() throws Exception {
+    CountDownLatch modelCalled = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    model.then(
+        () -> {
+          modelCalled.countDown();
+          try {
+            release.await(10, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return ScriptedModel.reply("Done.", List.of());
+        });
+    CyclicBarrier together = new CyclicBarrier(2);
+    Runnable wake =
+        () -> {
+          try {
+            together.await();
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+          loop.wake(subAgent.id());
+        };
+    Thread first = Thread.ofVirtual().start(wake);
+    Thread second = Thread.ofVirtual().start(wake);
+    first.join();
+    second.join();
+    assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
+
+    loop.wake(subAgent.id()); // a redelivered event while the turn is in flight
+    release.countDown();
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests).hasSize(1);
+  }
+
+  @Test
+  void aWakeUpAfterTheAnswerIsStoredCallsTheModelNoMore() {
+    model.answers("Done.");
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+
+    loop.wake(subAgent.id());
+
+    assertThat(model.requests).hasSize(1);
+    assertThat(conversations.messages(subAgent.id())).hasSize(3);
+  }
+
+  @Test
+  void theStepLimitEndsARunThatDoesNotFinish() {
+    for (int i = 0; i < 3; i++) {
+      String callId = "call_" + i;
+      model.callsTools(new ModelToolCall(callId, "search_docs", "{\"query\":\"x\"}"));
+      loop.wake(subAgent.id());
+      await().until(() -> lastMessage().role().equals("assistant"));
+      append(SubAgentMessage.TOOL, "{\"results\":[]}", callId);
+    }
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.failed);
+    assertThat(task().error()).contains("3 steps");
+    assertThat(model.requests).hasSize(3);
+  }
+
+  private void append(String role, String content, String toolCallId) {
+    conversations.append(
+        subAgent,
+        new NewMessage(
+            UUID.randomUUID().toString(), role, content, List.of(), toolCallId, List.of()),
+        Instant.now());
+  }
+
+  private SubAgentMessage lastMessage() {
+    return conversations.messages(subAgent.id()).getLast();
+  }
+
+  private List<ToolCall> toolCalls() {
+    return mongo.find(Query.query(Criteria.where("subAgentId").is(subAgent.id())), ToolCall.class);
+  }
+
+  private Task task() {
+    return mongo.findById(subAgent.taskId(), Task.class);
+  }
+
+  private SubAgent subAgent() {
+    return mongo.findById(subAgent.id(), SubAgent.class);
+  }
+}
