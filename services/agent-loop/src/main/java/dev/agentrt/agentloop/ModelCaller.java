@@ -6,6 +6,8 @@ import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -21,10 +23,15 @@ class ModelCaller {
 
   private final ModelPort model;
   private final AgentLoopProperties properties;
+  private final Counter calls;
 
-  ModelCaller(ModelPort model, AgentLoopProperties properties) {
+  ModelCaller(ModelPort model, AgentLoopProperties properties, MeterRegistry meters) {
     this.model = model;
     this.properties = properties;
+    this.calls =
+        Counter.builder("agentrt.model.calls")
+            .description("Model calls made for agent turns, retries included")
+            .register(meters);
   }
 
   /**
@@ -35,6 +42,7 @@ class ModelCaller {
     Duration backoff = properties.modelBackoff();
     for (int attempt = 1; ; attempt++) {
       try {
+        calls.increment();
         return model.complete(request);
       } catch (ModelException e) {
         if (!e.transientFailure() || attempt >= properties.modelAttempts()) {

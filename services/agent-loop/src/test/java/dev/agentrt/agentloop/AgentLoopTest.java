@@ -23,6 +23,7 @@ import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -117,7 +118,7 @@ class AgentLoopTest {
             mongo,
             conversations,
             AGENTS,
-            new ModelCaller(model, properties),
+            new ModelCaller(model, properties, new SimpleMeterRegistry()),
             new OutcomeRecorder(mongo, conversations, outbox, codec),
             properties,
             Executors.newVirtualThreadPerTaskExecutor());

@@ -1,0 +1,210 @@
+package dev.agentrt.systemtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoDatabase;
+import dev.agentrt.events.Topics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Every path of the pipeline end to end with the offline model, through the six services' real
+ * listeners on the embedded broker and Mongo server, checked through the read API and the stored
+ * documents.
+ */
+class PipelineIT {
+
+  private static final Duration RUN_TIMEOUT = Duration.ofSeconds(60);
+
+  private final EmbeddedStack stack = EmbeddedStack.get();
+  private final ChatApi api = new ChatApi(stack.services.baseUrl("orchestrator"));
+
+  @Test
+  void aGreetingIsAnsweredDirectlyWithoutStartingATask() {
+    String chatId = api.createChat();
+
+    api.postMessage(chatId, "Hello!");
+
+    JsonNode messages = awaitMessages(chatId, m -> m.size() == 2);
+    assertThat(messages.get(1).path("role").asString()).isEqualTo("assistant");
+    assertThat(messages.get(1).path("content").asString()).containsIgnoringCase("research");
+    assertThat(messages.get(1).has("taskId")).isFalse();
+    assertThat(tasks(chatId)).isEmpty();
+  }
+
+  @Test
+  void researchOfTwoSubjectsSearchesBothInOneTurnReadsThenAnswersWithSources() {
+    String chatId = api.createChat();
+
+    api.postMessage(chatId, "Research Kafka and MongoDB");
+
+    JsonNode task = awaitTask(chatId, t -> t.path("status").asString().equals("success"));
+    JsonNode details = api.get("/api/tasks/" + task.path("id").asString()).body();
+    List<JsonNode> toolCalls = list(details.path("toolCalls"));
+    assertThat(toolCalls).extracting(c -> c.path("name").asString())
+        .containsExactlyInAnyOrder("search_docs", "search_docs", "read_doc", "read_doc");
+    assertThat(toolCalls).allSatisfy(c -> assertThat(c.path("status").asString()).isEqualTo("success"));
+    List<JsonNode> assistantTurns =
+        list(details.path("messages")).stream()
+            .filter(m -> m.path("role").asString().equals("assistant"))
+            .toList();
+    assertThat(assistantTurns).hasSize(3);
+    assertThat(list(assistantTurns.get(0).path("toolCalls")))
+        .as("both searches in the first turn")
+        .extracting(c -> c.path("name").asString())
+        .containsExactly("search_docs", "search_docs");
+    assertThat(task.path("result").asString()).contains("Sources").contains("docs/");
+
+    JsonNode answer =
+        awaitMessages(chatId, m -> m.size() == 2).get(1);
+    assertThat(answer.path("role").asString()).isEqualTo("assistant");
+    assertThat(answer.path("taskId").asString()).isEqualTo(task.path("id").asString());
+    assertThat(answer.path("content").asString()).contains("Sources");
+  }
+
+  @Test
+  void aTaskWithoutASubjectAsksThePersonAndTheAnswerResumesTheSameSubAgent() {
+    String chatId = api.createChat();
+
+    api.postMessage(chatId, "Research");
+
+    JsonNode question = awaitMessages(chatId, m -> m.size() == 2).get(1);
+    assertThat(question.path("content").asString())
+        .startsWith("The Researcher needs more information:");
+    JsonNode waiting = awaitTask(chatId, t -> t.path("status").asString().equals("waiting"));
+    assertThat(question.path("taskId").asString()).isEqualTo(waiting.path("id").asString());
+
+    api.postMessage(chatId, "Kafka");
+
+    JsonNode done = awaitTask(chatId, t -> t.path("status").asString().equals("success"));
+    assertThat(done.path("id").asString()).isEqualTo(waiting.path("id").asString());
+    assertThat(done.path("subAgentId").asString()).isEqualTo(waiting.path("subAgentId").asString());
+    assertThat(tasks(chatId)).hasSize(1);
+    assertThat(done.path("result").asString()).containsIgnoringCase("kafka");
+  }
+
+  @Test
+  void aFollowUpAfterACompletedTaskReactivatesItsSubAgent() {
+    String chatId = api.createChat();
+    api.postMessage(chatId, "Research Kafka");
+    JsonNode first = awaitTask(chatId, t -> t.path("status").asString().equals("success"));
+    awaitMessages(chatId, m -> m.size() == 2);
+
+    api.postMessage(chatId, "Also MongoDB");
+
+    JsonNode messages = awaitMessages(chatId, m -> m.size() == 4);
+    assertThat(tasks(chatId)).hasSize(1);
+    JsonNode again = tasks(chatId).getFirst();
+    assertThat(again.path("status").asString()).isEqualTo("success");
+    assertThat(again.path("result").asString()).contains("MongoDB");
+    assertThat(messages.get(3).path("taskId").asString()).isEqualTo(first.path("id").asString());
+  }
+
+  @Test
+  void everyEventDeliveredTwiceChangesNothing() {
+    String chatId = api.createChat();
+    api.postMessage(chatId, "Research Kafka and MongoDB");
+    awaitTask(chatId, t -> t.path("status").asString().equals("success"));
+    awaitMessages(chatId, m -> m.size() == 2);
+    Topology topology = new Topology(stack.kafka.bootstrapServers());
+    await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
+    Map<String, Long> before = documentCounts();
+
+    List<ConsumerRecord<String, byte[]>> everything = new ArrayList<>();
+    for (String topic :
+        List.of(Topics.CHAT_MESSAGES, Topics.TASKS, Topics.SUB_AGENT_MESSAGES, Topics.TOOL_CALLS)) {
+      everything.addAll(topology.readAll(topic));
+    }
+    topology.republish(everything);
+
+    await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
+    assertThat(everything).hasSizeGreaterThan(10);
+    assertThat(documentCounts()).isEqualTo(before);
+  }
+
+  @Test
+  void twoCopiesOfAgentLoopAndToolRunnerStillMakeOneModelCallPerTurnAndRunEachToolOnce() {
+    try (RunningServices copies =
+        stack.startCopies("copies", List.of("agent-loop", "tool-runner"))) {
+      List<ChatApi> agentLoops =
+          List.of(
+              new ChatApi(stack.services.baseUrl("agent-loop")),
+              new ChatApi(copies.baseUrl("agent-loop")));
+      double modelCallsBefore = modelCalls(agentLoops);
+      List<String> chats = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        String chatId = api.createChat();
+        api.postMessage(chatId, "Research Kafka and MongoDB");
+        chats.add(chatId);
+      }
+      for (String chatId : chats) {
+        JsonNode task = awaitTask(chatId, t -> t.path("status").asString().equals("success"));
+        JsonNode details = api.get("/api/tasks/" + task.path("id").asString()).body();
+        List<JsonNode> messages = list(details.path("messages"));
+        assertThat(messages).filteredOn(m -> m.path("role").asString().equals("assistant"))
+            .as("one model call per turn").hasSize(3);
+        assertThat(messages).filteredOn(m -> m.path("role").asString().equals("tool"))
+            .as("one execution per tool call").hasSize(4);
+        assertThat(list(details.path("toolCalls"))).hasSize(4);
+      }
+      assertThat(modelCalls(agentLoops) - modelCallsBefore)
+          .as("model calls made by both agent-loops for 4 runs of 3 turns")
+          .isEqualTo(12.0);
+      assertThat(copies.allAlive()).isTrue();
+    }
+  }
+
+  /** The sum of both copies' {@code agentrt.model.calls} counters. */
+  private static double modelCalls(List<ChatApi> agentLoops) {
+    double sum = 0;
+    for (ChatApi agentLoop : agentLoops) {
+      JsonNode metric = agentLoop.get("/actuator/metrics/agentrt.model.calls").body();
+      sum += metric.path("measurements").path(0).path("value").asDouble(0);
+    }
+    return sum;
+  }
+
+  private Map<String, Long> documentCounts() {
+    try (MongoClient client = MongoClients.create(stack.mongo.uri())) {
+      MongoDatabase db = client.getDatabase("agentrt");
+      return StreamSupport.stream(db.listCollectionNames().spliterator(), false)
+          .collect(Collectors.toMap(name -> name, name -> db.getCollection(name).countDocuments()));
+    }
+  }
+
+  private JsonNode awaitMessages(String chatId, Predicate<JsonNode> condition) {
+    return await()
+        .atMost(RUN_TIMEOUT)
+        .until(() -> api.get("/api/chats/" + chatId + "/messages").body(), condition::test);
+  }
+
+  private JsonNode awaitTask(String chatId, Predicate<JsonNode> condition) {
+    return await()
+        .atMost(RUN_TIMEOUT)
+        .until(
+            () -> tasks(chatId),
+            tasks -> tasks.size() == 1 && condition.test(tasks.getFirst()))
+        .getFirst();
+  }
+
+  private List<JsonNode> tasks(String chatId) {
+    return list(api.get("/api/chats/" + chatId + "/tasks").body());
+  }
+
+  private static List<JsonNode> list(JsonNode array) {
+    List<JsonNode> items = new ArrayList<>();
+    array.forEach(items::add);
+    return items;
+  }
+}
