@@ -1,0 +1,101 @@
+package dev.agentrt.model.offline;
+
+import dev.agentrt.model.ModelMessage;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.MissingNode;
+
+/**
+ * The orchestrator's decision about the person's latest message, as the JSON text the decision
+ * schema asks for. Rules are listed on {@link OfflineModel}.
+ */
+final class Decider {
+
+  private static final String CONTEXT_PREFIX = "Context: ";
+  private static final String REPAIR_PREFIX = "Your previous decision was invalid";
+  private static final String RESEARCHER = "researcher";
+
+  private static final String HELP =
+      "Hello! I can research subjects in the project's documents for you: try \"Research Kafka\""
+          + " or \"Research Kafka and MongoDB\". After an answer, say \"Also …\" or \"What about"
+          + " …\" to follow up.";
+  private static final String NOT_UNDERSTOOD =
+      "I'm not sure what you'd like me to do. I can research subjects in the project's documents:"
+          + " try \"Research <subject>\".";
+  private static final String NO_AGENTS = "I have no agent to put on that task.";
+
+  private Decider() {}
+
+  static String decide(List<ModelMessage> messages) {
+    String message = personsMessage(messages);
+    JsonNode context = context(messages);
+    if (Phrases.isGreeting(message)) {
+      return answer(HELP);
+    }
+    if (Phrases.isFollowUp(message)) {
+      String subAgentId = lastStartedSubAgent(context);
+      if (subAgentId != null) {
+        return Json.object("action", "reactivate", "subAgentId", subAgentId, "message", message);
+      }
+    }
+    if (Phrases.isResearchRequest(message)) {
+      String agent = agentFor(context);
+      return agent == null
+          ? answer(NO_AGENTS)
+          : Json.object("action", "new_task", "agent", agent, "instruction", message);
+    }
+    return answer(NOT_UNDERSTOOD);
+  }
+
+  /** The last user message that is not the orchestrator's repair prompt. */
+  private static String personsMessage(List<ModelMessage> messages) {
+    for (ModelMessage message : messages.reversed()) {
+      String content = message.content() == null ? "" : message.content();
+      if (message.role().equals("user") && !content.startsWith(REPAIR_PREFIX)) {
+        return content;
+      }
+    }
+    return "";
+  }
+
+  /** The JSON after {@code Context: } in the system message; a missing node if there is none. */
+  private static JsonNode context(List<ModelMessage> messages) {
+    return messages.stream()
+        .filter(m -> m.role().equals("system") && m.content() != null)
+        .flatMap(m -> m.content().lines())
+        .filter(line -> line.startsWith(CONTEXT_PREFIX))
+        .findFirst()
+        .map(line -> Json.parse(line.substring(CONTEXT_PREFIX.length())))
+        .orElse(MissingNode.getInstance());
+  }
+
+  private static @Nullable String lastStartedSubAgent(JsonNode context) {
+    String subAgentId = null;
+    for (JsonNode task : context.path("tasks")) {
+      String id = task.path("subAgentId").asString("");
+      if (!id.isBlank()) {
+        subAgentId = id;
+      }
+    }
+    return subAgentId;
+  }
+
+  private static @Nullable String agentFor(JsonNode context) {
+    String first = null;
+    for (JsonNode agent : context.path("agents")) {
+      String name = agent.path("name").asString("");
+      if (name.equals(RESEARCHER)) {
+        return name;
+      }
+      if (first == null && !name.isBlank()) {
+        first = name;
+      }
+    }
+    return first;
+  }
+
+  private static String answer(String text) {
+    return Json.object("action", "answer", "answer", text);
+  }
+}

@@ -1,0 +1,110 @@
+package dev.agentrt.model.offline;
+
+import dev.agentrt.model.ModelMessage;
+import dev.agentrt.model.ModelPort;
+import dev.agentrt.model.ModelReply;
+import dev.agentrt.model.ModelReply.Usage;
+import dev.agentrt.model.ModelRequest;
+import java.util.List;
+
+/**
+ * The built-in model: deterministic, no network, the default when no provider is configured, so the
+ * whole product runs and is tested without keys. It follows fixed rules for each {@link
+ * ModelRequest.Purpose}; {@code libs/model/OFFLINE-MODEL.md} shows them with examples.
+ *
+ * <p>Phrases match case-insensitively, as whole words, at the start of the trimmed message.
+ *
+ * <h2>DECISION</h2>
+ *
+ * Reads the person's message (the last {@code user} message that does not start with {@code Your
+ * previous decision was invalid}, so a repair prompt gets a valid decision from the same message)
+ * and the one-line JSON after {@code Context: } in the system message. Answers with the JSON text
+ * of exactly one decision, checking in this order:
+ *
+ * <ol>
+ *   <li>greeting or small talk (hi, hello, hey, good morning/afternoon/evening, thanks, thank you,
+ *       how are you, who are you, what can you do, help): {@code {"action":"answer","answer":…}}
+ *       saying what the system can do;
+ *   <li>follow-up (also, follow up, follow-up, what about, how about, and) when a task in the
+ *       context has a {@code subAgentId}: {@code
+ *       {"action":"reactivate","subAgentId":…,"message":…}} for the last such task, with the
+ *       message as written;
+ *   <li>research verb (research, find out, find, look into, look up, lookup, compare, analyze,
+ *       analyse, investigate, search, explore, study, tell me about): {@code
+ *       {"action":"new_task","agent":…,"instruction":…}} for {@code researcher} if listed, else the
+ *       first agent, with the message as written (an answer saying so when there is no agent);
+ *   <li>anything else: an answer that says what to try.
+ * </ol>
+ *
+ * <h2>AGENT_TURN</h2>
+ *
+ * The current request is the latest {@code user} message or {@code ask_user} result after the last
+ * final answer (an assistant message without tool calls). Since then:
+ *
+ * <ol>
+ *   <li>nothing: with no subjects in the request, call {@code ask_user} {@code {"question":"What
+ *       should I research?"}}; otherwise call {@code search_docs} {@code {"query":subject}} for
+ *       every subject in one turn;
+ *   <li>the last turn searched: call {@code read_doc} {@code {"path":…}} for the top hit of every
+ *       search (distinct paths, one turn); with no hit at all, answer "I could not find anything
+ *       about … in the documents.";
+ *   <li>the last turn read: answer "Here is what I found about …", a paragraph {@code **title**
+ *       (path): first two sentences} per document, "Could not read path: message" per failed read,
+ *       and {@code Sources: path, path}.
+ * </ol>
+ *
+ * Subjects: drop a leading follow-up marker and research verb, split on "and", ",", "vs", "versus",
+ * "&amp;", trim filler words (about, on, for, for me, the, a, an, please, me) and punctuation at
+ * the edges, drop pronouns (it, this, that, these, those, them, something, anything, stuff). Only
+ * offered tools are called; when the needed tool is not offered, the turn answers instead (with the
+ * question itself, for {@code ask_user}). Call ids are {@code call_<assistant messages so
+ * far>_<index from 0>}.
+ *
+ * <h2>FINAL_ANSWER</h2>
+ *
+ * Reads the last {@code user} message ({@code Agent: }, {@code Instruction: }, {@code Outcome: }
+ * lines, then {@code Result: } or {@code Error: } and everything after it). {@code Outcome:
+ * success}: the result, trimmed. Otherwise: {@code Sorry, the <agent> could not finish
+ * "<instruction>": <error>}.
+ *
+ * <h2>Every reply</h2>
+ *
+ * Usage counts a token per four characters (rounded up) of message contents and tool calls, prompt
+ * and completion; finish reason {@code tool_calls} or {@code stop}; latency measured. Apart from
+ * latency, the same request always gets the same reply.
+ */
+public final class OfflineModel implements ModelPort {
+
+  @Override
+  public ModelReply complete(ModelRequest request) {
+    long started = System.nanoTime();
+    ModelMessage reply =
+        switch (request.purpose()) {
+          case DECISION -> answer(Decider.decide(request.messages()));
+          case AGENT_TURN -> new Researcher(request.messages(), request.tools()).turn();
+          case FINAL_ANSWER -> answer(Finalizer.answer(request.messages()));
+        };
+    long latencyMs = (System.nanoTime() - started) / 1_000_000;
+    return new ModelReply(
+        reply.content(),
+        reply.toolCalls(),
+        new Usage(tokens(request.messages()), tokens(List.of(reply))),
+        reply.toolCalls().isEmpty() ? "stop" : "tool_calls",
+        latencyMs);
+  }
+
+  private static ModelMessage answer(String content) {
+    return ModelMessage.assistant(content, List.of());
+  }
+
+  private static int tokens(List<ModelMessage> messages) {
+    int characters = 0;
+    for (ModelMessage message : messages) {
+      characters += message.content() == null ? 0 : message.content().length();
+      for (var call : message.toolCalls()) {
+        characters += call.name().length() + call.arguments().length();
+      }
+    }
+    return (characters + 3) / 4;
+  }
+}

@@ -1,0 +1,162 @@
+package dev.agentrt.model.offline;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * How the offline model reads a person's words: greetings, follow-up markers, research verbs, and
+ * the subjects of a research request. Phrases match case-insensitively at the start of the trimmed
+ * text, as whole words.
+ */
+final class Phrases {
+
+  private static final List<String> GREETINGS =
+      List.of(
+          "hi",
+          "hello",
+          "hey",
+          "good morning",
+          "good afternoon",
+          "good evening",
+          "thanks",
+          "thank you",
+          "how are you",
+          "who are you",
+          "what can you do",
+          "help");
+
+  private static final List<String> FOLLOW_UP_MARKERS =
+      List.of("follow up", "follow-up", "also", "what about", "how about", "and");
+
+  private static final List<String> RESEARCH_VERBS =
+      List.of(
+          "research",
+          "find out",
+          "find",
+          "look into",
+          "look up",
+          "lookup",
+          "compare",
+          "analyze",
+          "analyse",
+          "investigate",
+          "search",
+          "explore",
+          "study",
+          "tell me about");
+
+  /** Words that may surround a subject without being part of it. */
+  private static final List<String> FILLERS =
+      List.of("about", "on", "for me", "for", "the", "a", "an", "please", "me");
+
+  private static final List<String> PRONOUNS =
+      List.of("it", "this", "that", "these", "those", "them", "something", "anything", "stuff");
+
+  private static final Pattern SEPARATORS =
+      Pattern.compile("\\s+and\\s+|,|\\s+vs\\.?\\s+|\\s+versus\\s+|&", Pattern.CASE_INSENSITIVE);
+
+  private static final String EDGE_PUNCTUATION = "?.!,:;\"'";
+
+  private Phrases() {}
+
+  static boolean isGreeting(String text) {
+    return leading(text.strip(), GREETINGS).isPresent();
+  }
+
+  static boolean isFollowUp(String text) {
+    return leading(text.strip(), FOLLOW_UP_MARKERS).isPresent();
+  }
+
+  static boolean isResearchRequest(String text) {
+    return leading(text.strip(), RESEARCH_VERBS).isPresent();
+  }
+
+  /**
+   * The subjects of a request, in order: "Research Kafka and MongoDB" → [Kafka, MongoDB]; "What
+   * about Redis?" → [Redis]; "Research it" → [].
+   */
+  static List<String> subjects(String request) {
+    String text = request.strip();
+    text = withoutLeading(text, FOLLOW_UP_MARKERS);
+    text = withoutLeading(text, RESEARCH_VERBS);
+    List<String> subjects = new ArrayList<>();
+    for (String part : SEPARATORS.split(text)) {
+      String subject = trimEdges(part);
+      if (!subject.isEmpty()
+          && !PRONOUNS.contains(subject.toLowerCase(Locale.ROOT))
+          && !subjects.contains(subject)) {
+        subjects.add(subject);
+      }
+    }
+    return subjects;
+  }
+
+  /** "Kafka", "Kafka and MongoDB", "Kafka, MongoDB and Redis". */
+  static String join(List<String> subjects) {
+    if (subjects.size() < 2) {
+      return String.join("", subjects);
+    }
+    return String.join(", ", subjects.subList(0, subjects.size() - 1))
+        + " and "
+        + subjects.getLast();
+  }
+
+  private static String withoutLeading(String text, List<String> phrases) {
+    return leading(text, phrases)
+        .map(phrase -> trimPunctuation(text.substring(phrase.length())))
+        .orElse(text);
+  }
+
+  /** Drops filler words and punctuation at both edges until none is left. */
+  private static String trimEdges(String part) {
+    String text = trimPunctuation(part);
+    String before;
+    do {
+      before = text;
+      text = trimPunctuation(withoutLeading(text, FILLERS));
+      text = trimPunctuation(withoutTrailing(text, FILLERS));
+    } while (!text.equals(before));
+    return text;
+  }
+
+  private static String withoutTrailing(String text, List<String> phrases) {
+    for (String phrase : phrases) {
+      int start = text.length() - phrase.length();
+      if (start >= 0
+          && text.regionMatches(true, start, phrase, 0, phrase.length())
+          && (start == 0 || !Character.isLetterOrDigit(text.charAt(start - 1)))) {
+        return text.substring(0, start);
+      }
+    }
+    return text;
+  }
+
+  private static Optional<String> leading(String text, List<String> phrases) {
+    return phrases.stream()
+        .filter(
+            phrase ->
+                text.regionMatches(true, 0, phrase, 0, phrase.length())
+                    && (text.length() == phrase.length()
+                        || !Character.isLetterOrDigit(text.charAt(phrase.length()))))
+        .findFirst();
+  }
+
+  private static String trimPunctuation(String text) {
+    int start = 0;
+    int end = text.length();
+    while (start < end && isEdge(text.charAt(start))) {
+      start++;
+    }
+    while (end > start && isEdge(text.charAt(end - 1))) {
+      end--;
+    }
+    return text.substring(start, end);
+  }
+
+  private static boolean isEdge(char c) {
+    return Character.isWhitespace(c) || EDGE_PUNCTUATION.indexOf(c) >= 0;
+  }
+}
