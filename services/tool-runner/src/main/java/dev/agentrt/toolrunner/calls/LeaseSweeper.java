@@ -1,0 +1,68 @@
+package dev.agentrt.toolrunner.calls;
+
+import dev.agentrt.store.ToolCall;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * Takes back what no worker is looking after: running calls whose lease expired (their worker
+ * died), pending calls nobody claimed (their event was lost), and finished calls whose tool message
+ * may be missing (a crash between recording and answering). Each is taken with a conditional
+ * update, so any number of copies can sweep at once; the built-in tools are idempotent, so running
+ * a call again is harmless.
+ */
+@Component
+class LeaseSweeper {
+
+  private static final Logger log = LoggerFactory.getLogger(LeaseSweeper.class);
+
+  /** At most this many calls of each kind per sweep; the next sweep takes the rest. */
+  static final int BATCH = 50;
+
+  private final ToolCalls calls;
+  private final ToolCallRunner runner;
+
+  LeaseSweeper(ToolCalls calls, ToolCallRunner runner) {
+    this.calls = calls;
+    this.runner = runner;
+  }
+
+  @Scheduled(
+      fixedDelayString = "${agentrt.tools.sweep-interval:5s}",
+      initialDelayString = "${agentrt.tools.sweep-interval:5s}")
+  void sweepOnSchedule() {
+    try {
+      sweep();
+    } catch (RuntimeException e) {
+      log.warn("tool call sweep failed, will retry: {}", e.toString());
+    }
+  }
+
+  /** One sweep; returns how many calls it took back. */
+  int sweep() {
+    int expired = takeEach(calls::takeBackExpired, runner::start, "lease expired");
+    int unclaimed = takeEach(calls::claimUnclaimed, runner::start, "never claimed");
+    int unanswered = takeEach(calls::takeBackUnanswered, runner::startAnswer, "not answered");
+    return expired + unclaimed + unanswered;
+  }
+
+  private static int takeEach(
+      Supplier<Optional<ToolCall>> take, Consumer<ToolCall> handle, String why) {
+    int taken = 0;
+    while (taken < BATCH) {
+      Optional<ToolCall> call = take.get();
+      if (call.isEmpty()) {
+        break;
+      }
+      log.info("taking back tool call {} ({}): {}", call.get().id(), call.get().name(), why);
+      handle.accept(call.get());
+      taken++;
+    }
+    return taken;
+  }
+}

@@ -1,0 +1,122 @@
+package dev.agentrt.toolrunner.calls;
+
+import dev.agentrt.events.ToolCallRequested;
+import dev.agentrt.store.ToolCall;
+import dev.agentrt.toolrunner.tools.ErrorType;
+import dev.agentrt.toolrunner.tools.ToolOutcome;
+import dev.agentrt.toolrunner.tools.Toolbox;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.stereotype.Component;
+
+/**
+ * Runs tool calls: claims one ({@code pending → running}, with a lease), executes it on a virtual
+ * thread of its own within {@code agentrt.tools.timeout}, records the outcome, and answers it with
+ * the tool message. The caller (a Kafka listener, the sweeper) gets control back as soon as the
+ * claim is made, so a slow tool never holds up other conversations (DESIGN invariant 4). If this
+ * worker dies on the way, the call's lease expires and {@link LeaseSweeper} takes it back.
+ */
+@Component
+class ToolCallRunner implements DisposableBean {
+
+  private static final Logger log = LoggerFactory.getLogger(ToolCallRunner.class);
+
+  private final ToolCalls calls;
+  private final ToolMessages messages;
+  private final Toolbox toolbox;
+  private final Duration timeout;
+  private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+
+  ToolCallRunner(
+      ToolCalls calls, ToolMessages messages, Toolbox toolbox, ToolCallProperties properties) {
+    this.calls = calls;
+    this.messages = messages;
+    this.toolbox = toolbox;
+    this.timeout = properties.timeout();
+  }
+
+  /**
+   * Claims the requested call and starts it in the background.
+   *
+   * @return whether this runner took the call; {@code false} when someone else has it, it is done,
+   *     or it is not this service's to run (redelivery, a racing copy)
+   */
+  boolean onRequested(ToolCallRequested requested) {
+    if (ToolCalls.HANDLED_ELSEWHERE.contains(requested.name())) {
+      return false;
+    }
+    return calls.claim(requested.toolCallId()).map(this::start).isPresent();
+  }
+
+  /** Executes a call this worker holds the lease of, in the background. */
+  ToolCall start(ToolCall claimed) {
+    executor.execute(() -> runAndAnswer(claimed));
+    return claimed;
+  }
+
+  /** Appends the tool message of a finished call this worker holds, in the background. */
+  void startAnswer(ToolCall finished) {
+    executor.execute(
+        () -> {
+          try {
+            messages.answer(finished.id());
+          } catch (RuntimeException e) {
+            log.warn("could not answer tool call {}, will retry: {}", finished.id(), e.toString());
+          }
+        });
+  }
+
+  private void runAndAnswer(ToolCall call) {
+    try {
+      long started = System.nanoTime();
+      ToolOutcome outcome = execute(call);
+      long latencyMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+      boolean stored = calls.record(call.id(), outcome, latencyMs);
+      log.info(
+          "tool call {} ({}) {} in {} ms{}",
+          call.id(),
+          call.name(),
+          outcome instanceof ToolOutcome.Failure f ? "failed: " + f.errorType() : "succeeded",
+          latencyMs,
+          stored ? "" : " (another worker had already recorded it)");
+      messages.answer(call.id());
+    } catch (RuntimeException e) {
+      log.warn(
+          "tool call {} ({}) unfinished, its lease will bring it back: {}",
+          call.id(),
+          call.name(),
+          e.toString());
+    }
+  }
+
+  private ToolOutcome execute(ToolCall call) {
+    Future<ToolOutcome> running = executor.submit(() -> toolbox.run(call.name(), call.arguments()));
+    try {
+      return running.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      running.cancel(true);
+      return new ToolOutcome.Failure(
+          ErrorType.timeout, call.name() + " did not finish within " + timeout.toMillis() + " ms");
+    } catch (ExecutionException e) {
+      return new ToolOutcome.Failure(ErrorType.tool_error, String.valueOf(e.getCause()));
+    } catch (InterruptedException e) {
+      running.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while running " + call.name(), e);
+    }
+  }
+
+  /** Stops running tools at shut-down; their leases expire and another worker finishes them. */
+  @Override
+  public void destroy() {
+    executor.shutdownNow();
+  }
+}

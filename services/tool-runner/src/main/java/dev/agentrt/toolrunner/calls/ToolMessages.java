@@ -1,0 +1,102 @@
+package dev.agentrt.toolrunner.calls;
+
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.SubAgentMessageAdded;
+import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.platform.outbox.OutboxPublishException;
+import dev.agentrt.store.Collections;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentConversations;
+import dev.agentrt.store.SubAgentConversations.NewMessage;
+import dev.agentrt.store.SubAgentMessage;
+import dev.agentrt.store.ToolCall;
+import dev.agentrt.store.ToolCallStatus;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * Answers a finished tool call in its sub-agent's conversation: the {@code tool} message carrying
+ * the stored result or error, and the {@code SubAgentMessageAdded} that wakes the agent loop. The
+ * message's id derives from the call, so answering twice stores one message and publishes nothing
+ * new; its content is what the call's document holds, whoever recorded it.
+ */
+@Component
+class ToolMessages {
+
+  private static final Logger log = LoggerFactory.getLogger(ToolMessages.class);
+
+  private final ToolCalls calls;
+  private final MongoTemplate mongo;
+  private final SubAgentConversations conversations;
+  private final Outbox outbox;
+  private final EventCodec codec;
+  private final Clock clock = Clock.systemUTC();
+
+  ToolMessages(
+      ToolCalls calls,
+      MongoTemplate mongo,
+      SubAgentConversations conversations,
+      Outbox outbox,
+      EventCodec codec) {
+    this.calls = calls;
+    this.mongo = mongo;
+    this.conversations = conversations;
+    this.outbox = outbox;
+    this.codec = codec;
+  }
+
+  static String messageId(String toolCallId) {
+    return Ids.derived(toolCallId, "tool-message");
+  }
+
+  /** Appends and publishes the tool message if the call is finished and not yet answered. */
+  void answer(String toolCallId) {
+    ToolCall call = calls.find(toolCallId).orElse(null);
+    if (call == null || !ToolCalls.finished(call) || call.leaseUntil() == null) {
+      return;
+    }
+    SubAgent subAgent = mongo.findById(call.subAgentId(), SubAgent.class);
+    if (subAgent == null) {
+      throw new IllegalStateException(
+          "tool call " + call.id() + " belongs to no stored sub-agent " + call.subAgentId());
+    }
+    // Millisecond precision, as MongoDB stores it: the event's time is the message's createdAt.
+    Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+    String messageId = messageId(call.id());
+    SubAgentMessageAdded added =
+        new SubAgentMessageAdded(
+            Ids.derived(messageId, "added"),
+            now,
+            subAgent.id(),
+            subAgent.taskId(),
+            subAgent.chatId(),
+            messageId,
+            SubAgentMessage.TOOL);
+    SubAgentMessage message =
+        conversations.append(
+            subAgent,
+            new NewMessage(
+                messageId,
+                SubAgentMessage.TOOL,
+                call.status() == ToolCallStatus.success ? call.result() : call.error(),
+                List.of(),
+                call.modelCallId(),
+                List.of(OutboxEntry.of(added, codec))),
+            now);
+    try {
+      outbox.publish(Collections.SUB_AGENT_MESSAGES, message.id(), message.outbox());
+    } catch (OutboxPublishException e) {
+      // The entry stays in the message's outbox; the relay publishes it.
+      log.warn("{}; the outbox relay will retry", e.getMessage());
+    }
+    calls.answered(call.id());
+  }
+}

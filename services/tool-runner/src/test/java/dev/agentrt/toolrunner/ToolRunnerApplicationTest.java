@@ -1,0 +1,196 @@
+package dev.agentrt.toolrunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.SubAgentMessageAdded;
+import dev.agentrt.events.ToolCallRequested;
+import dev.agentrt.events.Topics;
+import dev.agentrt.platform.messaging.EventPublisher;
+import dev.agentrt.platform.messaging.IncomingEvents;
+import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentMessage;
+import dev.agentrt.store.SubAgentStatus;
+import dev.agentrt.store.ToolCall;
+import dev.agentrt.store.ToolCallStatus;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The service as it runs: its listener on a real KRaft broker, its documents on a real
+ * MongoDB-protocol server, the built-in tools on a docs folder. A requested search comes back as a
+ * tool message and a {@code SubAgentMessageAdded} on the sub-agent-messages topic.
+ */
+class ToolRunnerApplicationTest {
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  @TempDir static Path scratch;
+
+  private static EmbeddedKafkaKraftBroker kafka;
+  private static MongoServer mongoServer;
+  private static MongoClient mongoClient;
+  private static ConfigurableApplicationContext app;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path docs = Files.createDirectories(scratch.resolve("docs"));
+    Files.writeString(docs.resolve("kafka.md"), "# Kafka\n\nTopics are keyed by conversation.\n");
+    Files.writeString(docs.resolve("mongodb.md"), "# MongoDB\n\nDocuments and outboxes.\n");
+    kafka = new EmbeddedKafkaKraftBroker(1, 1);
+    kafka.afterPropertiesSet();
+    mongoServer = new MongoServer(new MemoryBackend());
+    String mongoUri = "mongodb://127.0.0.1:" + mongoServer.bind().getPort() + "/agentrt";
+    mongoClient = MongoClients.create(mongoUri);
+    app =
+        new SpringApplicationBuilder(ToolRunnerApplication.class)
+            .run(
+                "--spring.kafka.bootstrap-servers=" + kafka.getBrokersAsString(),
+                "--spring.mongodb.uri=" + mongoUri,
+                "--server.port=0",
+                "--agentrt.tools.docs-root=" + docs);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (app != null) {
+      app.close();
+    }
+    mongoClient.close();
+    mongoServer.shutdownNow();
+    kafka.destroy();
+  }
+
+  @Test
+  void aRequestedSearchComesBackAsAToolMessageThatWakesTheAgentLoop() {
+    MongoTemplate mongo = app.getBean(MongoTemplate.class);
+    Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    SubAgent subAgent =
+        mongo.insert(
+            new SubAgent(
+                Ids.fresh(),
+                Ids.fresh(),
+                Ids.fresh(),
+                "researcher",
+                SubAgentStatus.active,
+                2,
+                null,
+                now,
+                now));
+    ToolCall call =
+        mongo.insert(
+            new ToolCall(
+                Ids.derived(subAgent.id(), "call_1"),
+                subAgent.id(),
+                subAgent.taskId(),
+                subAgent.chatId(),
+                "call_1",
+                "search_docs",
+                "{\"query\":\"kafka topics\"}",
+                ToolCallStatus.pending,
+                null,
+                null,
+                null,
+                null,
+                now,
+                now,
+                List.of()));
+    ToolCallRequested requested =
+        new ToolCallRequested(
+            Ids.derived(call.id(), "requested"),
+            now,
+            call.id(),
+            subAgent.id(),
+            subAgent.taskId(),
+            subAgent.chatId(),
+            call.name());
+
+    app.getBean(EventPublisher.class)
+        .send(OutboxEntry.of(requested, app.getBean(EventCodec.class)))
+        .join();
+
+    ToolCall done =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () -> mongo.findById(call.id(), ToolCall.class),
+                c -> c.status() == ToolCallStatus.success && c.leaseUntil() == null);
+    JsonNode results = JSON.readTree(done.result()).get("results");
+    assertThat(results.size()).isEqualTo(1);
+    assertThat(results.get(0).get("path").asString()).isEqualTo("docs/kafka.md");
+    assertThat(results.get(0).get("score").asInt()).isEqualTo(4);
+    SubAgentMessage message =
+        mongo.findById(Ids.derived(call.id(), "tool-message"), SubAgentMessage.class);
+    assertThat(message.content()).isEqualTo(done.result());
+    assertThat(message.toolCallId()).isEqualTo("call_1");
+    assertThat(app.getBean(IncomingEvents.class).decode(consumeOne(subAgent.id())))
+        .isEqualTo(
+            new SubAgentMessageAdded(
+                Ids.derived(message.id(), "added"),
+                message.createdAt(),
+                subAgent.id(),
+                subAgent.taskId(),
+                subAgent.chatId(),
+                message.id(),
+                "tool"));
+  }
+
+  /** The one record with this key on the sub-agent-messages topic. */
+  private static ConsumerRecord<String, byte[]> consumeOne(String key) {
+    Map<String, Object> config =
+        Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.getBrokersAsString(),
+            ConsumerConfig.GROUP_ID_CONFIG, UUID.randomUUID().toString(),
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(Topics.SUB_AGENT_MESSAGES));
+      List<ConsumerRecord<String, byte[]>> matching = new ArrayList<>();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () -> {
+                consumer
+                    .poll(Duration.ofMillis(200))
+                    .forEach(
+                        r -> {
+                          if (key.equals(r.key())) {
+                            matching.add(r);
+                          }
+                        });
+                return !matching.isEmpty();
+              });
+      assertThat(matching).hasSize(1);
+      return matching.getFirst();
+    }
+  }
+}

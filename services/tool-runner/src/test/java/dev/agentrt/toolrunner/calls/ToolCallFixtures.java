@@ -1,0 +1,99 @@
+package dev.agentrt.toolrunner.calls;
+
+import dev.agentrt.events.ToolCallRequested;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentStatus;
+import dev.agentrt.store.ToolCall;
+import dev.agentrt.store.ToolCallStatus;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/** Stored state as the agent loop leaves it: a sub-agent and its tool calls. */
+final class ToolCallFixtures {
+
+  static SubAgent subAgent() {
+    Instant now = now();
+    return new SubAgent(
+        Ids.fresh(),
+        Ids.fresh(),
+        Ids.fresh(),
+        "researcher",
+        SubAgentStatus.active,
+        2,
+        null,
+        now,
+        now);
+  }
+
+  /** A call just inserted by the agent loop, before its event was published. */
+  static ToolCall pending(SubAgent subAgent, String name, String arguments) {
+    return call(subAgent, name, arguments, ToolCallStatus.pending, null, now());
+  }
+
+  static ToolCall call(
+      SubAgent subAgent,
+      String name,
+      String arguments,
+      ToolCallStatus status,
+      @Nullable Instant leaseUntil,
+      Instant createdAt) {
+    String modelCallId = "call_" + UUID.randomUUID().toString().substring(24);
+    return new ToolCall(
+        Ids.derived(subAgent.id(), modelCallId),
+        subAgent.id(),
+        subAgent.taskId(),
+        subAgent.chatId(),
+        modelCallId,
+        name,
+        arguments,
+        status,
+        null,
+        null,
+        null,
+        leaseUntil,
+        createdAt,
+        createdAt,
+        List.of());
+  }
+
+  static ToolCall finished(ToolCall call, ToolCallStatus status, String json, Instant leaseUntil) {
+    return new ToolCall(
+        call.id(),
+        call.subAgentId(),
+        call.taskId(),
+        call.chatId(),
+        call.modelCallId(),
+        call.name(),
+        call.arguments(),
+        status,
+        status == ToolCallStatus.success ? json : null,
+        status == ToolCallStatus.failed ? json : null,
+        12L,
+        leaseUntil,
+        call.createdAt(),
+        call.updatedAt(),
+        List.of());
+  }
+
+  static ToolCallRequested requested(ToolCall call) {
+    return new ToolCallRequested(
+        Ids.derived(call.id(), "requested"),
+        call.createdAt(),
+        call.id(),
+        call.subAgentId(),
+        call.taskId(),
+        call.chatId(),
+        call.name());
+  }
+
+  /** Now, at the millisecond precision MongoDB stores. */
+  static Instant now() {
+    return Instant.now().truncatedTo(ChronoUnit.MILLIS);
+  }
+
+  private ToolCallFixtures() {}
+}
