@@ -30,6 +30,8 @@ RUN apt-get update \
  && chown app:app /app
 WORKDIR /app
 COPY --from=build --chown=app:app /tmp/app.jar /app/app.jar
+# The documents the built-in search_docs and read_doc tools work on (docs root: ./docs).
+COPY --chown=app:app docs /app/docs
 USER app
 EXPOSE ${PORT}
 ENTRYPOINT ["java", "-jar", "/app/app.jar"]

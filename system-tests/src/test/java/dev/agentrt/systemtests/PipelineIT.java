@@ -52,9 +52,11 @@ class PipelineIT {
     JsonNode task = awaitTask(chatId, t -> t.path("status").asString().equals("success"));
     JsonNode details = api.get("/api/tasks/" + task.path("id").asString()).body();
     List<JsonNode> toolCalls = list(details.path("toolCalls"));
-    assertThat(toolCalls).extracting(c -> c.path("name").asString())
+    assertThat(toolCalls)
+        .extracting(c -> c.path("name").asString())
         .containsExactlyInAnyOrder("search_docs", "search_docs", "read_doc", "read_doc");
-    assertThat(toolCalls).allSatisfy(c -> assertThat(c.path("status").asString()).isEqualTo("success"));
+    assertThat(toolCalls)
+        .allSatisfy(c -> assertThat(c.path("status").asString()).isEqualTo("success"));
     List<JsonNode> assistantTurns =
         list(details.path("messages")).stream()
             .filter(m -> m.path("role").asString().equals("assistant"))
@@ -66,8 +68,7 @@ class PipelineIT {
         .containsExactly("search_docs", "search_docs");
     assertThat(task.path("result").asString()).contains("Sources").contains("docs/");
 
-    JsonNode answer =
-        awaitMessages(chatId, m -> m.size() == 2).get(1);
+    JsonNode answer = awaitMessages(chatId, m -> m.size() == 2).get(1);
     assertThat(answer.path("role").asString()).isEqualTo("assistant");
     assertThat(answer.path("taskId").asString()).isEqualTo(task.path("id").asString());
     assertThat(answer.path("content").asString()).contains("Sources");
@@ -141,7 +142,12 @@ class PipelineIT {
           List.of(
               new ChatApi(stack.services.baseUrl("agent-loop")),
               new ChatApi(copies.baseUrl("agent-loop")));
-      double modelCallsBefore = modelCalls(agentLoops);
+      List<ChatApi> toolRunners =
+          List.of(
+              new ChatApi(stack.services.baseUrl("tool-runner")),
+              new ChatApi(copies.baseUrl("tool-runner")));
+      double modelCallsBefore = counter(agentLoops, "agentrt.model.calls");
+      double toolRunsBefore = counter(toolRunners, "agentrt.tool.executions");
       List<String> chats = new ArrayList<>();
       for (int i = 0; i < 4; i++) {
         String chatId = api.createChat();
@@ -152,24 +158,31 @@ class PipelineIT {
         JsonNode task = awaitTask(chatId, t -> t.path("status").asString().equals("success"));
         JsonNode details = api.get("/api/tasks/" + task.path("id").asString()).body();
         List<JsonNode> messages = list(details.path("messages"));
-        assertThat(messages).filteredOn(m -> m.path("role").asString().equals("assistant"))
-            .as("one model call per turn").hasSize(3);
-        assertThat(messages).filteredOn(m -> m.path("role").asString().equals("tool"))
-            .as("one execution per tool call").hasSize(4);
+        assertThat(messages)
+            .filteredOn(m -> m.path("role").asString().equals("assistant"))
+            .as("one model call per turn")
+            .hasSize(3);
+        assertThat(messages)
+            .filteredOn(m -> m.path("role").asString().equals("tool"))
+            .as("one execution per tool call")
+            .hasSize(4);
         assertThat(list(details.path("toolCalls"))).hasSize(4);
       }
-      assertThat(modelCalls(agentLoops) - modelCallsBefore)
+      assertThat(counter(agentLoops, "agentrt.model.calls") - modelCallsBefore)
           .as("model calls made by both agent-loops for 4 runs of 3 turns")
           .isEqualTo(12.0);
+      assertThat(counter(toolRunners, "agentrt.tool.executions") - toolRunsBefore)
+          .as("tool executions by both tool-runners for 4 runs of 4 tool calls")
+          .isEqualTo(16.0);
       assertThat(copies.allAlive()).isTrue();
     }
   }
 
-  /** The sum of both copies' {@code agentrt.model.calls} counters. */
-  private static double modelCalls(List<ChatApi> agentLoops) {
+  /** The sum of a counter over the copies of a service. */
+  private static double counter(List<ChatApi> copies, String name) {
     double sum = 0;
-    for (ChatApi agentLoop : agentLoops) {
-      JsonNode metric = agentLoop.get("/actuator/metrics/agentrt.model.calls").body();
+    for (ChatApi copy : copies) {
+      JsonNode metric = copy.get("/actuator/metrics/" + name).body();
       sum += metric.path("measurements").path(0).path("value").asDouble(0);
     }
     return sum;
@@ -192,9 +205,7 @@ class PipelineIT {
   private JsonNode awaitTask(String chatId, Predicate<JsonNode> condition) {
     return await()
         .atMost(RUN_TIMEOUT)
-        .until(
-            () -> tasks(chatId),
-            tasks -> tasks.size() == 1 && condition.test(tasks.getFirst()))
+        .until(() -> tasks(chatId), tasks -> tasks.size() == 1 && condition.test(tasks.getFirst()))
         .getFirst();
   }
 

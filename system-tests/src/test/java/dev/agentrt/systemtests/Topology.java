@@ -39,9 +39,12 @@ final class Topology {
   List<ConsumerRecord<String, byte[]>> readAll(String topic) {
     Map<String, Object> config =
         Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-            ConsumerConfig.GROUP_ID_CONFIG, "system-test-" + UUID.randomUUID(),
-            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrap,
+            ConsumerConfig.GROUP_ID_CONFIG,
+            "system-test-" + UUID.randomUUID(),
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            "earliest");
     List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
     try (KafkaConsumer<String, byte[]> consumer =
             new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer());

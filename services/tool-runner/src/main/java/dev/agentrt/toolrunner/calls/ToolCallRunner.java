@@ -5,6 +5,8 @@ import dev.agentrt.store.ToolCall;
 import dev.agentrt.toolrunner.tools.ErrorType;
 import dev.agentrt.toolrunner.tools.ToolOutcome;
 import dev.agentrt.toolrunner.tools.Toolbox;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -34,13 +36,22 @@ class ToolCallRunner implements DisposableBean {
   private final Toolbox toolbox;
   private final Duration timeout;
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+  private final Counter executions;
 
   ToolCallRunner(
-      ToolCalls calls, ToolMessages messages, Toolbox toolbox, ToolCallProperties properties) {
+      ToolCalls calls,
+      ToolMessages messages,
+      Toolbox toolbox,
+      ToolCallProperties properties,
+      MeterRegistry meters) {
     this.calls = calls;
     this.messages = messages;
     this.toolbox = toolbox;
     this.timeout = properties.timeout();
+    this.executions =
+        Counter.builder("agentrt.tool.executions")
+            .description("Tool executions started by this tool-runner")
+            .register(meters);
   }
 
   /**
@@ -98,6 +109,7 @@ class ToolCallRunner implements DisposableBean {
   }
 
   private ToolOutcome execute(ToolCall call) {
+    executions.increment();
     Future<ToolOutcome> running = executor.submit(() -> toolbox.run(call.name(), call.arguments()));
     try {
       return running.get(timeout.toMillis(), TimeUnit.MILLISECONDS);

@@ -29,6 +29,7 @@ import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
 import dev.agentrt.toolrunner.tools.Toolbox;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -110,7 +111,8 @@ class ToolCallRunnerTest {
         new ToolMessages(
             calls, mongo, new SubAgentConversations(mongo), new Outbox(published, mongo), CODEC);
     ToolCallRunner made =
-        new ToolCallRunner(calls, messages, new Toolbox(List.of(tool)), properties);
+        new ToolCallRunner(
+            calls, messages, new Toolbox(List.of(tool)), properties, new SimpleMeterRegistry());
     runners.add(made);
     return made;
   }
