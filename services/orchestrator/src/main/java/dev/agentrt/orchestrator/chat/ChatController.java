@@ -2,7 +2,6 @@ package dev.agentrt.orchestrator.chat;
 
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
-import dev.agentrt.store.Task;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Size;
@@ -50,28 +49,6 @@ class ChatController {
       String id, String role, String content, @Nullable String taskId, Instant createdAt) {
     static MessageView of(ChatMessage m) {
       return new MessageView(m.id(), m.role(), m.content(), m.taskId(), m.createdAt());
-    }
-  }
-
-  record TaskView(
-      String id,
-      String agent,
-      String instruction,
-      String status,
-      @Nullable String subAgentId,
-      @Nullable String result,
-      @Nullable String error,
-      Instant createdAt) {
-    static TaskView of(Task t) {
-      return new TaskView(
-          t.id(),
-          t.agent(),
-          t.instruction(),
-          t.status().name(),
-          t.subAgentId(),
-          t.result(),
-          t.error(),
-          t.createdAt());
     }
   }
 

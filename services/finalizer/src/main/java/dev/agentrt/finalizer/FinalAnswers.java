@@ -1,0 +1,159 @@
+package dev.agentrt.finalizer;
+
+import dev.agentrt.events.ChatMessageAdded;
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.model.ModelException;
+import dev.agentrt.model.ModelMessage;
+import dev.agentrt.model.ModelPort;
+import dev.agentrt.model.ModelReply;
+import dev.agentrt.model.ModelRequest;
+import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.Task;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.data.domain.Sort;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.stereotype.Component;
+
+/**
+ * Writes the chat's answer for a finished task: the model turns the outcome into words for the
+ * person; when the model fails, a plain answer made from the outcome itself. The answer's id
+ * derives from the event, and an answer already stored is returned without asking the model again.
+ * The caller publishes its outbox.
+ */
+@Component
+class FinalAnswers {
+
+  static final String PURPOSE = "final-answer";
+
+  static final String INSTRUCTIONS =
+      """
+      You write the answer a person reads in a chat when an agent has finished a task for them. \
+      You get the conversation so far, then the task: the agent, its instruction, the outcome, \
+      and its result or error. If the task succeeded, answer the person from the result: keep its \
+      facts and its sources, and add nothing it does not say. If it failed, say plainly what \
+      could not be done and why, and what the person could try next. Reply with the answer \
+      only.""";
+
+  private static final Logger log = LoggerFactory.getLogger(FinalAnswers.class);
+
+  private final MongoTemplate mongo;
+  private final ModelRetries model;
+  private final EventCodec codec;
+  private final FinalizerProperties properties;
+  private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
+
+  FinalAnswers(
+      MongoTemplate mongo, ModelPort model, EventCodec codec, FinalizerProperties properties) {
+    this.mongo = mongo;
+    this.model =
+        new ModelRetries(
+            model,
+            properties.modelAttempts(),
+            properties.modelBackoff(),
+            properties.modelTimeout(),
+            clock);
+    this.codec = codec;
+    this.properties = properties;
+  }
+
+  ChatMessage write(TaskOutcome outcome) {
+    String id = Ids.derived(outcome.eventId(), PURPOSE);
+    ChatMessage written = mongo.findById(id, ChatMessage.class);
+    if (written != null) {
+      return written;
+    }
+    Task task = mongo.findById(outcome.taskId(), Task.class);
+    if (task == null) {
+      throw new IllegalStateException("task " + outcome.taskId() + " is not stored");
+    }
+    String content = fromModel(task, outcome);
+    Instant now = clock.instant();
+    ChatMessageAdded added =
+        new ChatMessageAdded(
+            Ids.derived(id, "added"), now, outcome.chatId(), id, ChatMessage.ASSISTANT, task.id());
+    try {
+      return mongo.insert(
+          new ChatMessage(
+              id,
+              outcome.chatId(),
+              ChatMessage.ASSISTANT,
+              content,
+              task.id(),
+              now,
+              List.of(OutboxEntry.of(added, codec))));
+    } catch (DuplicateKeyException writtenMeanwhile) {
+      return mongo.findById(id, ChatMessage.class);
+    }
+  }
+
+  private String fromModel(Task task, TaskOutcome outcome) {
+    try {
+      ModelReply reply =
+          model.complete(
+              new ModelRequest(
+                  ModelRequest.Purpose.FINAL_ANSWER, prompt(task, outcome), List.of(), null),
+              clock.instant().plus(properties.answerDeadline()));
+      if (reply.content() != null && !reply.content().isBlank()) {
+        return reply.content().strip();
+      }
+      log.error("the model wrote an empty answer for task {}; writing it plainly", task.id());
+    } catch (ModelException e) {
+      log.error(
+          "the model could not write the answer for task {}; writing it plainly: {}",
+          task.id(),
+          e.getMessage());
+    }
+    return plainAnswer(task, outcome);
+  }
+
+  /** The system message, the chat's last messages, and the task's outcome. */
+  List<ModelMessage> prompt(Task task, TaskOutcome outcome) {
+    List<ModelMessage> messages = new ArrayList<>();
+    messages.add(ModelMessage.system(INSTRUCTIONS));
+    List<ChatMessage> latest =
+        mongo.find(
+            Query.query(Criteria.where("chatId").is(task.chatId()))
+                .with(Sort.by(Sort.Direction.DESC, "createdAt", "_id"))
+                .limit(properties.historySize()),
+            ChatMessage.class);
+    for (ChatMessage message : latest.reversed()) {
+      messages.add(
+          ChatMessage.USER.equals(message.role())
+              ? ModelMessage.user(message.content())
+              : ModelMessage.assistant(message.content(), List.of()));
+    }
+    messages.add(ModelMessage.user(brief(task, outcome)));
+    return messages;
+  }
+
+  static String brief(Task task, TaskOutcome outcome) {
+    String head = "Agent: " + task.agent() + "\nInstruction: " + task.instruction() + "\n";
+    return switch (outcome) {
+      case TaskOutcome.Succeeded s -> head + "Outcome: success\nResult: " + s.result();
+      case TaskOutcome.Failed f -> head + "Outcome: failed\nError: " + f.error();
+    };
+  }
+
+  /** The answer without the model: the result itself, or what could not be finished and why. */
+  static String plainAnswer(Task task, TaskOutcome outcome) {
+    return switch (outcome) {
+      case TaskOutcome.Succeeded s ->
+          s.result().isBlank()
+              ? "The " + task.agent() + " finished \"" + task.instruction() + "\" without a result."
+              : s.result().strip();
+      case TaskOutcome.Failed f ->
+          "The " + task.agent() + " could not finish \"" + task.instruction() + "\": " + f.error();
+    };
+  }
+}

@@ -1,0 +1,233 @@
+package dev.agentrt.finalizer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.agentrt.events.ChatMessageAdded;
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.TaskCompleted;
+import dev.agentrt.events.TaskFailed;
+import dev.agentrt.model.ModelMessage;
+import dev.agentrt.model.ModelRequest;
+import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskStatus;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.mongodb.core.MongoTemplate;
+
+/**
+ * The finalizer without a broker: given a task's outcome and the stored chat, expect this answer in
+ * the chat with its event in the outbox, and these model calls.
+ */
+class FinalAnswersTest {
+
+  private static final EventCodec CODEC = new EventCodec();
+  private static final String CHAT = "chat-1";
+  private static final Instant T0 = Instant.parse("2026-11-22T12:00:00Z");
+
+  private static MongoServer server;
+  private static MongoClient client;
+  private static MongoTemplate mongo;
+
+  private ScriptedModel model;
+  private FinalAnswers answers;
+  private Task task;
+
+  @BeforeAll
+  static void startMongo() {
+    server = new MongoServer(new MemoryBackend());
+    client = MongoClients.create("mongodb://127.0.0.1:" + server.bind().getPort());
+    mongo = new MongoTemplate(client, "agentrt");
+  }
+
+  @AfterAll
+  static void stopMongo() {
+    client.close();
+    server.shutdownNow();
+  }
+
+  @BeforeEach
+  void storedChatAndTask() {
+    for (String collection : mongo.getCollectionNames()) {
+      mongo.getCollection(collection).deleteMany(new Document());
+    }
+    model = new ScriptedModel();
+    answers =
+        new FinalAnswers(
+            mongo,
+            model,
+            CODEC,
+            new FinalizerProperties(
+                6, 3, Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30)));
+    mongo.insert(chatMessage("m-1", ChatMessage.USER, "Hello", 1));
+    mongo.insert(chatMessage("m-2", ChatMessage.ASSISTANT, "Hi! What shall I research?", 2));
+    mongo.insert(chatMessage("m-3", ChatMessage.USER, "Research Kafka", 3));
+    task =
+        mongo.insert(
+            new Task(
+                "task-1",
+                CHAT,
+                Task.TYPE_AGENT,
+                "researcher",
+                "Research Kafka",
+                TaskStatus.success,
+                "sub-1",
+                "Kafka is a distributed log.",
+                null,
+                T0,
+                T0,
+                List.of()));
+  }
+
+  @Test
+  void turnsASuccessfulTaskIntoTheChatsAnswerThroughTheModel() {
+    model.replies("Kafka is a distributed log, says kafka.md.");
+    TaskCompleted completed = completed("Kafka is a distributed log.\nSources: kafka.md");
+
+    ChatMessage answer = answers.write(TaskOutcome.of(completed));
+
+    assertThat(answer.id()).isEqualTo(Ids.derived(completed.eventId(), "final-answer"));
+    assertThat(answer.role()).isEqualTo("assistant");
+    assertThat(answer.chatId()).isEqualTo(CHAT);
+    assertThat(answer.taskId()).isEqualTo("task-1");
+    assertThat(answer.content()).isEqualTo("Kafka is a distributed log, says kafka.md.");
+    assertThat(mongo.findById(answer.id(), ChatMessage.class)).isEqualTo(answer);
+    assertThat(event(answer.outbox()))
+        .isEqualTo(
+            new ChatMessageAdded(
+                Ids.derived(answer.id(), "added"),
+                answer.createdAt(),
+                CHAT,
+                answer.id(),
+                "assistant",
+                "task-1"));
+    ModelRequest request = model.requests().getFirst();
+    assertThat(request.purpose()).isEqualTo(ModelRequest.Purpose.FINAL_ANSWER);
+    assertThat(request.tools()).isEmpty();
+    assertThat(request.responseSchema()).isNull();
+    assertThat(request.messages())
+        .containsExactly(
+            ModelMessage.system(FinalAnswers.INSTRUCTIONS),
+            ModelMessage.user("Hello"),
+            ModelMessage.assistant("Hi! What shall I research?", List.of()),
+            ModelMessage.user("Research Kafka"),
+            ModelMessage.user(
+                """
+                Agent: researcher
+                Instruction: Research Kafka
+                Outcome: success
+                Result: Kafka is a distributed log.
+                Sources: kafka.md"""));
+  }
+
+  @Test
+  void tellsThePersonWhatFailedWhenTheTaskFailed() {
+    model.replies("Sorry, I could not research Kafka: the model gave up.");
+    TaskFailed failed = failed("the researcher took 10 steps without finishing");
+
+    ChatMessage answer = answers.write(TaskOutcome.of(failed));
+
+    assertThat(answer.content()).isEqualTo("Sorry, I could not research Kafka: the model gave up.");
+    assertThat(answer.taskId()).isEqualTo("task-1");
+    assertThat(model.requests().getFirst().messages().getLast().content())
+        .isEqualTo(
+            """
+            Agent: researcher
+            Instruction: Research Kafka
+            Outcome: failed
+            Error: the researcher took 10 steps without finishing""");
+  }
+
+  @Test
+  void writesAPlainAnswerFromTheOutcomeWhenTheModelKeepsFailing() {
+    model
+        .fails(ScriptedModel.transientFailure())
+        .fails(ScriptedModel.transientFailure())
+        .fails(ScriptedModel.transientFailure());
+
+    ChatMessage answer = answers.write(TaskOutcome.of(failed("the search index is unreachable")));
+
+    assertThat(model.requests()).hasSize(3);
+    assertThat(answer.content())
+        .isEqualTo(
+            "The researcher could not finish \"Research Kafka\": the search index is unreachable");
+    assertThat(event(answer.outbox())).isInstanceOf(ChatMessageAdded.class);
+  }
+
+  @Test
+  void writesTheResultItselfWhenTheModelFailsOnASuccessfulTask() {
+    model.fails(ScriptedModel.permanentFailure());
+
+    ChatMessage answer = answers.write(TaskOutcome.of(completed("Kafka is a distributed log.")));
+
+    assertThat(model.requests()).hasSize(1);
+    assertThat(answer.content()).isEqualTo("Kafka is a distributed log.");
+  }
+
+  @Test
+  void aRedeliveredEventMakesOneAnswerAndOneModelCall() {
+    model.replies("Kafka is a distributed log.");
+    TaskCompleted completed = completed("Kafka is a distributed log.");
+
+    ChatMessage first = answers.write(TaskOutcome.of(completed));
+    ChatMessage again = answers.write(TaskOutcome.of(completed));
+
+    assertThat(again).isEqualTo(first);
+    assertThat(model.requests()).hasSize(1);
+    assertThat(
+            mongo.findAll(ChatMessage.class).stream()
+                .filter(m -> "task-1".equals(m.taskId()))
+                .count())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void theModelSeesOnlyTheChatsLastFewMessages() {
+    for (int i = 4; i <= 12; i++) {
+      mongo.insert(chatMessage("m-" + i, ChatMessage.USER, "message " + i, i));
+    }
+    mongo.insert(
+        new ChatMessage(
+            "other", "other-chat", ChatMessage.USER, "not this chat", null, T0, List.of()));
+    model.replies("Done.");
+
+    answers.write(TaskOutcome.of(completed("A log.")));
+
+    List<ModelMessage> messages = model.requests().getFirst().messages();
+    assertThat(messages).hasSize(1 + 6 + 1);
+    assertThat(messages.get(1)).isEqualTo(ModelMessage.user("message 7"));
+    assertThat(messages.get(6)).isEqualTo(ModelMessage.user("message 12"));
+  }
+
+  private static ChatMessage chatMessage(String id, String role, String content, int second) {
+    return new ChatMessage(id, CHAT, role, content, null, T0.plusSeconds(second), List.of());
+  }
+
+  private static TaskCompleted completed(String result) {
+    return new TaskCompleted("ev-completed", T0.plusSeconds(60), "task-1", CHAT, "sub-1", result);
+  }
+
+  private static TaskFailed failed(String error) {
+    return new TaskFailed(
+        "ev-failed", T0.plusSeconds(60), "task-1", CHAT, "sub-1", "step_limit_exceeded", error);
+  }
+
+  private static Object event(List<OutboxEntry> outbox) {
+    assertThat(outbox).hasSize(1);
+    OutboxEntry entry = outbox.getFirst();
+    return CODEC.decode(entry.ceType(), entry.payload().getBytes(StandardCharsets.UTF_8));
+  }
+}

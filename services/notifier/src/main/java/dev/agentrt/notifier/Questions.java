@@ -1,0 +1,80 @@
+package dev.agentrt.notifier;
+
+import dev.agentrt.events.ChatMessageAdded;
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.TaskWaiting;
+import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.Task;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Locale;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * Puts a sub-agent's question in the chat, linked to its task: "The Researcher needs more
+ * information: …". The message's id derives from the event, so a redelivered event finds the
+ * message it already made. The caller publishes its outbox.
+ */
+@Component
+class Questions {
+
+  static final String PURPOSE = "question";
+
+  private final MongoTemplate mongo;
+  private final EventCodec codec;
+  private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
+
+  Questions(MongoTemplate mongo, EventCodec codec) {
+    this.mongo = mongo;
+    this.codec = codec;
+  }
+
+  ChatMessage post(TaskWaiting waiting) {
+    String id = Ids.derived(waiting.eventId(), PURPOSE);
+    ChatMessage posted = mongo.findById(id, ChatMessage.class);
+    if (posted != null) {
+      return posted;
+    }
+    Task task = mongo.findById(waiting.taskId(), Task.class);
+    if (task == null) {
+      throw new IllegalStateException("task " + waiting.taskId() + " is not stored");
+    }
+    Instant now = clock.instant();
+    ChatMessageAdded added =
+        new ChatMessageAdded(
+            Ids.derived(id, "added"),
+            now,
+            waiting.chatId(),
+            id,
+            ChatMessage.ASSISTANT,
+            waiting.taskId());
+    try {
+      return mongo.insert(
+          new ChatMessage(
+              id,
+              waiting.chatId(),
+              ChatMessage.ASSISTANT,
+              text(task.agent(), waiting.question()),
+              waiting.taskId(),
+              now,
+              List.of(OutboxEntry.of(added, codec))));
+    } catch (DuplicateKeyException postedMeanwhile) {
+      return mongo.findById(id, ChatMessage.class);
+    }
+  }
+
+  /** "The Researcher needs more information: What should I research?" */
+  static String text(String agent, String question) {
+    String name =
+        agent.isEmpty()
+            ? agent
+            : agent.substring(0, 1).toUpperCase(Locale.ROOT) + agent.substring(1);
+    return "The " + name + " needs more information: " + question.strip();
+  }
+}

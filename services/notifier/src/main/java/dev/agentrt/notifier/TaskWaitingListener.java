@@ -1,0 +1,43 @@
+package dev.agentrt.notifier;
+
+import dev.agentrt.events.TaskWaiting;
+import dev.agentrt.events.Topics;
+import dev.agentrt.platform.messaging.IncomingEvents;
+import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.platform.outbox.OutboxPublishException;
+import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Collections;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.stereotype.Component;
+
+/** A task waiting for the person gets its question in the chat; other task events are ignored. */
+@Component
+class TaskWaitingListener {
+
+  private static final Logger log = LoggerFactory.getLogger(TaskWaitingListener.class);
+
+  private final IncomingEvents events;
+  private final Questions questions;
+  private final Outbox outbox;
+
+  TaskWaitingListener(IncomingEvents events, Questions questions, Outbox outbox) {
+    this.events = events;
+    this.questions = questions;
+    this.outbox = outbox;
+  }
+
+  @KafkaListener(topics = Topics.TASKS)
+  void on(ConsumerRecord<String, byte[]> record) {
+    if (events.decode(record) instanceof TaskWaiting waiting) {
+      ChatMessage question = questions.post(waiting);
+      try {
+        outbox.publish(Collections.CHAT_MESSAGES, question.id(), question.outbox());
+      } catch (OutboxPublishException e) {
+        log.warn("{}; the relay will publish it", e.getMessage());
+      }
+    }
+  }
+}

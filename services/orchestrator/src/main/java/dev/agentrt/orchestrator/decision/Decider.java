@@ -1,0 +1,112 @@
+package dev.agentrt.orchestrator.decision;
+
+import dev.agentrt.model.ModelException;
+import dev.agentrt.model.ModelMessage;
+import dev.agentrt.model.ModelPort;
+import dev.agentrt.model.ModelReply;
+import dev.agentrt.model.ModelRequest;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * Asks the model what to do with a person's message. An invalid decision is repaired once: the
+ * model sees its own reply and why it was refused. A second invalid decision, or a model that keeps
+ * failing, ends in an apology to the person: a message is never dropped.
+ */
+@Component
+class Decider {
+
+  static final String REPAIR_PREFIX = "Your previous decision was invalid";
+  static final String APOLOGY = "Sorry, I could not work out what to do with that.";
+  static final String APOLOGY_INVALID = APOLOGY + " Could you say it another way?";
+  static final String APOLOGY_MODEL_FAILED =
+      APOLOGY + " The model is not answering right now; please try again in a moment.";
+
+  private static final Logger log = LoggerFactory.getLogger(Decider.class);
+
+  private final ModelRetries model;
+  private final DecisionReader reader = new DecisionReader();
+  private final OrchestratorProperties properties;
+  private final Clock clock = Clock.systemUTC();
+
+  Decider(ModelPort model, OrchestratorProperties properties) {
+    this.model =
+        new ModelRetries(
+            model,
+            properties.modelAttempts(),
+            properties.modelBackoff(),
+            properties.modelTimeout(),
+            clock);
+    this.properties = properties;
+  }
+
+  /** Says whether a well-formed decision can be carried out in this chat. */
+  @FunctionalInterface
+  interface Check {
+    /**
+     * @throws InvalidDecisionException naming what is wrong (an unknown agent, a foreign sub-agent)
+     */
+    void check(Decision decision) throws InvalidDecisionException;
+  }
+
+  /** The decision's JSON Schema, as sent to the model. */
+  String schema() {
+    return reader.schema();
+  }
+
+  Decision decide(List<ModelMessage> prompt, Check check) {
+    Instant deadline = clock.instant().plus(properties.decisionDeadline());
+    ModelReply first;
+    try {
+      first = model.complete(request(prompt), deadline);
+    } catch (ModelException e) {
+      log.error("the model failed to decide, answering with an apology: {}", e.getMessage());
+      return new Decision.Answer(APOLOGY_MODEL_FAILED);
+    }
+    try {
+      return valid(first, check);
+    } catch (InvalidDecisionException invalid) {
+      log.warn("invalid decision, asking the model to repair it: {}", invalid.getMessage());
+      List<ModelMessage> repair = new ArrayList<>(prompt);
+      repair.add(ModelMessage.assistant(first.content() == null ? "" : first.content(), List.of()));
+      repair.add(
+          ModelMessage.user(
+              REPAIR_PREFIX
+                  + ": "
+                  + invalid.getMessage()
+                  + ".\nReply with only one JSON object that satisfies this JSON Schema:\n"
+                  + reader.schema()));
+      ModelReply second;
+      try {
+        second = model.complete(request(repair), deadline);
+      } catch (ModelException e) {
+        log.error("the model failed to repair its decision: {}", e.getMessage());
+        return new Decision.Answer(APOLOGY_MODEL_FAILED);
+      }
+      try {
+        return valid(second, check);
+      } catch (InvalidDecisionException stillInvalid) {
+        log.error(
+            "the repaired decision is still invalid, answering with an apology: {}",
+            stillInvalid.getMessage());
+        return new Decision.Answer(APOLOGY_INVALID);
+      }
+    }
+  }
+
+  private Decision valid(ModelReply reply, Check check) throws InvalidDecisionException {
+    Decision decision = reader.read(reply.content());
+    check.check(decision);
+    return decision;
+  }
+
+  private ModelRequest request(List<ModelMessage> messages) {
+    return new ModelRequest(
+        ModelRequest.Purpose.DECISION, List.copyOf(messages), List.of(), reader.schema());
+  }
+}

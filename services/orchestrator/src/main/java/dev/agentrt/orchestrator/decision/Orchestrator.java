@@ -1,0 +1,410 @@
+package dev.agentrt.orchestrator.decision;
+
+import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.agents.AgentDefinition;
+import dev.agentrt.agents.ToolCatalog;
+import dev.agentrt.events.ChatMessageAdded;
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.SubAgentMessageAdded;
+import dev.agentrt.events.TaskCreated;
+import dev.agentrt.model.ModelMessage;
+import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Collections;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.RequestedToolCall;
+import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentConversations;
+import dev.agentrt.store.SubAgentConversations.NewMessage;
+import dev.agentrt.store.SubAgentMessage;
+import dev.agentrt.store.SubAgentStatus;
+import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskStatus;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.data.domain.Sort;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
+import org.springframework.stereotype.Component;
+
+/**
+ * What a person's message leads to, decided once. In order:
+ *
+ * <ol>
+ *   <li>An outcome stored earlier for this message (a redelivered event) is finished and returned;
+ *       the model is not asked again.
+ *   <li>If a task of the chat waits for the person's answer, the message is that answer: it goes to
+ *       the sub-agent as the result of its {@code ask_user} call. No model call.
+ *   <li>Otherwise the model decides: answer, new task, or follow-up to an earlier sub-agent.
+ * </ol>
+ *
+ * Every outcome is one document whose id derives from the person's message, written with its event
+ * in its outbox; the caller publishes it. Statuses then move by conditional updates.
+ */
+@Component
+class Orchestrator {
+
+  /** Purposes of the ids derived from the person's message. */
+  static final String ANSWER = "answer";
+
+  static final String TASK = "task";
+  static final String FOLLOW_UP = "follow-up";
+
+  private static final List<SubAgentStatus> WAKEABLE_SUB_AGENT =
+      List.of(SubAgentStatus.completed, SubAgentStatus.waiting_for_user);
+  private static final List<TaskStatus> WAKEABLE_TASK =
+      List.of(TaskStatus.success, TaskStatus.waiting);
+
+  private final MongoTemplate mongo;
+  private final SubAgentConversations conversations;
+  private final AgentCatalog agents;
+  private final Decider decider;
+  private final EventCodec codec;
+  private final OrchestratorProperties properties;
+  private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
+
+  Orchestrator(
+      MongoTemplate mongo,
+      SubAgentConversations conversations,
+      AgentCatalog agents,
+      Decider decider,
+      EventCodec codec,
+      OrchestratorProperties properties) {
+    this.mongo = mongo;
+    this.conversations = conversations;
+    this.agents = agents;
+    this.decider = decider;
+    this.codec = codec;
+    this.properties = properties;
+  }
+
+  Publication handle(ChatMessageAdded added) {
+    ChatMessage message = mongo.findById(added.messageId(), ChatMessage.class);
+    if (message == null) {
+      throw new IllegalStateException("chat message " + added.messageId() + " is not stored");
+    }
+    return storedOutcome(message)
+        .or(() -> routeToWaitingSubAgent(message))
+        .orElseGet(() -> carryOut(message, decide(message)));
+  }
+
+  // --- 0. handled before --------------------------------------------------------------------
+
+  private Optional<Publication> storedOutcome(ChatMessage message) {
+    ChatMessage answer = mongo.findById(Ids.derived(message.id(), ANSWER), ChatMessage.class);
+    if (answer != null) {
+      return Optional.of(new Publication(Collections.CHAT_MESSAGES, answer.id(), answer.outbox()));
+    }
+    Task task = mongo.findById(Ids.derived(message.id(), TASK), Task.class);
+    if (task != null) {
+      return Optional.of(new Publication(Collections.TASKS, task.id(), task.outbox()));
+    }
+    for (String purpose : List.of(ANSWER, FOLLOW_UP)) {
+      SubAgentMessage sent =
+          mongo.findById(Ids.derived(message.id(), purpose), SubAgentMessage.class);
+      if (sent != null) {
+        SubAgent subAgent = mongo.findById(sent.subAgentId(), SubAgent.class);
+        if (subAgent != null) {
+          return Optional.of(wake(subAgent, sent));
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  // --- 1. the answer to a sub-agent's question ---------------------------------------------
+
+  /**
+   * The task that waits for the person, the latest first, and the {@code ask_user} call its
+   * sub-agent's last assistant message left unanswered.
+   */
+  private Optional<Publication> routeToWaitingSubAgent(ChatMessage message) {
+    List<Task> waiting =
+        mongo.find(
+            Query.query(
+                    Criteria.where("chatId")
+                        .is(message.chatId())
+                        .and("status")
+                        .is(TaskStatus.waiting)
+                        .and("subAgentId")
+                        .ne(null))
+                .with(Sort.by(Sort.Direction.DESC, "updatedAt", "_id")),
+            Task.class);
+    for (Task task : waiting) {
+      SubAgent subAgent = mongo.findById(task.subAgentId(), SubAgent.class);
+      if (subAgent == null) {
+        continue;
+      }
+      Optional<String> askUserCallId = unansweredAskUser(conversations.messages(subAgent.id()));
+      if (askUserCallId.isPresent()) {
+        String id = Ids.derived(message.id(), ANSWER);
+        Instant now = clock.instant();
+        SubAgentMessage answer =
+            conversations.append(
+                subAgent,
+                new NewMessage(
+                    id,
+                    SubAgentMessage.TOOL,
+                    message.content(),
+                    List.of(),
+                    askUserCallId.get(),
+                    List.of(messageAdded(subAgent, id, SubAgentMessage.TOOL, now))),
+                now);
+        return Optional.of(wake(subAgent, answer));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The id the model gave the {@code ask_user} call that has no tool message yet, if any. */
+  static Optional<String> unansweredAskUser(List<SubAgentMessage> conversation) {
+    Set<String> answered = new HashSet<>();
+    for (SubAgentMessage m : conversation.reversed()) {
+      if (SubAgentMessage.TOOL.equals(m.role())) {
+        answered.add(m.toolCallId());
+      } else if (SubAgentMessage.ASSISTANT.equals(m.role())) {
+        return m.toolCalls().stream()
+            .filter(call -> ToolCatalog.ASK_USER.equals(call.name()))
+            .map(RequestedToolCall::id)
+            .filter(id -> !answered.contains(id))
+            .findFirst();
+      }
+    }
+    return Optional.empty();
+  }
+
+  // --- 2. the model's decision -------------------------------------------------------------
+
+  private Decision decide(ChatMessage message) {
+    List<Task> tasks =
+        mongo.find(
+            Query.query(Criteria.where("chatId").is(message.chatId()))
+                .with(Sort.by("createdAt", "_id")),
+            Task.class);
+    List<AgentDefinition> available = agents.all();
+    List<ModelMessage> prompt = DecisionPrompt.messages(available, tasks, history(message));
+    return decider.decide(prompt, decision -> check(decision, message.chatId(), tasks));
+  }
+
+  /** The chat's last messages up to this one, oldest first. */
+  private List<ChatMessage> history(ChatMessage message) {
+    List<ChatMessage> latest =
+        mongo.find(
+            Query.query(
+                    Criteria.where("chatId")
+                        .is(message.chatId())
+                        .and("createdAt")
+                        .lte(message.createdAt()))
+                .with(Sort.by(Sort.Direction.DESC, "createdAt", "_id"))
+                .limit(properties.historySize()),
+            ChatMessage.class);
+    return latest.reversed();
+  }
+
+  /** Refuses what cannot be carried out in this chat, saying why so that the model can repair. */
+  private void check(Decision decision, String chatId, List<Task> tasks)
+      throws InvalidDecisionException {
+    switch (decision) {
+      case Decision.Answer answer -> notBlank("answer", answer.answer());
+      case Decision.NewTask newTask -> {
+        notBlank("instruction", newTask.instruction());
+        if (agents.find(newTask.agent()).isEmpty()) {
+          throw new InvalidDecisionException(
+              "there is no agent '"
+                  + newTask.agent()
+                  + "'; the agents are: "
+                  + agents.all().stream()
+                      .map(AgentDefinition::name)
+                      .collect(Collectors.joining(", ")));
+        }
+      }
+      case Decision.Reactivate reactivate -> {
+        notBlank("message", reactivate.message());
+        Map<String, Task> bySubAgent =
+            tasks.stream()
+                .filter(t -> t.subAgentId() != null)
+                .collect(Collectors.toMap(Task::subAgentId, Function.identity(), (a, b) -> b));
+        Task task = bySubAgent.get(reactivate.subAgentId());
+        SubAgent subAgent =
+            task == null ? null : mongo.findById(reactivate.subAgentId(), SubAgent.class);
+        if (subAgent == null || !chatId.equals(subAgent.chatId())) {
+          throw new InvalidDecisionException(
+              "there is no sub-agent '"
+                  + reactivate.subAgentId()
+                  + "' in this chat; use a subAgentId of the context's tasks");
+        }
+        if (subAgent.status() == SubAgentStatus.failed
+            || task.status() == TaskStatus.failed
+            || task.status() == TaskStatus.cancelled) {
+          throw new InvalidDecisionException(
+              "the sub-agent '"
+                  + reactivate.subAgentId()
+                  + "' has ended ("
+                  + task.status()
+                  + ") and cannot be reactivated; start a new task instead");
+        }
+      }
+    }
+  }
+
+  private static void notBlank(String field, String value) throws InvalidDecisionException {
+    if (value.isBlank()) {
+      throw new InvalidDecisionException("field '" + field + "' is blank");
+    }
+  }
+
+  private Publication carryOut(ChatMessage message, Decision decision) {
+    return switch (decision) {
+      case Decision.Answer answer -> answer(message, answer.answer());
+      case Decision.NewTask newTask -> startTask(message, newTask);
+      case Decision.Reactivate reactivate -> followUp(message, reactivate);
+    };
+  }
+
+  private Publication answer(ChatMessage message, String text) {
+    String id = Ids.derived(message.id(), ANSWER);
+    Instant now = clock.instant();
+    ChatMessageAdded added =
+        new ChatMessageAdded(
+            Ids.derived(id, "added"), now, message.chatId(), id, ChatMessage.ASSISTANT, null);
+    ChatMessage answer =
+        insertOnce(
+            new ChatMessage(
+                id,
+                message.chatId(),
+                ChatMessage.ASSISTANT,
+                text,
+                null,
+                now,
+                List.of(OutboxEntry.of(added, codec))),
+            ChatMessage.class,
+            id);
+    return new Publication(Collections.CHAT_MESSAGES, id, answer.outbox());
+  }
+
+  private Publication startTask(ChatMessage message, Decision.NewTask newTask) {
+    String taskId = Ids.derived(message.id(), TASK);
+    Instant now = clock.instant();
+    TaskCreated created =
+        new TaskCreated(
+            Ids.derived(taskId, "created"),
+            now,
+            taskId,
+            message.chatId(),
+            newTask.agent(),
+            newTask.instruction());
+    Task task =
+        insertOnce(
+            new Task(
+                taskId,
+                message.chatId(),
+                Task.TYPE_AGENT,
+                newTask.agent(),
+                newTask.instruction(),
+                TaskStatus.created,
+                null,
+                null,
+                null,
+                now,
+                now,
+                List.of(OutboxEntry.of(created, codec))),
+            Task.class,
+            taskId);
+    return new Publication(Collections.TASKS, taskId, task.outbox());
+  }
+
+  private Publication followUp(ChatMessage message, Decision.Reactivate reactivate) {
+    SubAgent subAgent = mongo.findById(reactivate.subAgentId(), SubAgent.class);
+    if (subAgent == null) {
+      throw new IllegalStateException("sub-agent " + reactivate.subAgentId() + " vanished");
+    }
+    String id = Ids.derived(message.id(), FOLLOW_UP);
+    Instant now = clock.instant();
+    SubAgentMessage followUp =
+        conversations.append(
+            subAgent,
+            new NewMessage(
+                id,
+                SubAgentMessage.USER,
+                reactivate.message(),
+                List.of(),
+                null,
+                List.of(messageAdded(subAgent, id, SubAgentMessage.USER, now))),
+            now);
+    return wake(subAgent, followUp);
+  }
+
+  /**
+   * Wakes a sub-agent for a message just given to it: sub-agent {@code completed | waiting_for_user
+   * → active}, task {@code success | waiting → running}. Only while that message is still the last
+   * of its conversation: if anything came after it, the sub-agent already took it up, and a
+   * redelivered event must not turn back its state. Its event then goes (back) into the outbox: the
+   * loop ignores a sub-agent that is not active, so the event must follow the status change even
+   * when the relay already published it before a crash.
+   */
+  private Publication wake(SubAgent subAgent, SubAgentMessage message) {
+    if (!isLast(message)) {
+      return new Publication(Collections.SUB_AGENT_MESSAGES, message.id(), message.outbox());
+    }
+    Instant now = clock.instant();
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id()).and("status").in(WAKEABLE_SUB_AGENT)),
+        new Update().set("status", SubAgentStatus.active).set("updatedAt", now),
+        SubAgent.class);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.taskId()).and("status").in(WAKEABLE_TASK)),
+        new Update().set("status", TaskStatus.running).set("updatedAt", now),
+        Task.class);
+    OutboxEntry event = messageAdded(subAgent, message.id(), message.role(), message.createdAt());
+    if (message.outbox().stream().noneMatch(e -> e.eventId().equals(event.eventId()))) {
+      mongo.updateFirst(
+          Query.query(Criteria.where("_id").is(message.id())),
+          new Update().push(Outbox.FIELD, event),
+          SubAgentMessage.class);
+    }
+    return new Publication(Collections.SUB_AGENT_MESSAGES, message.id(), List.of(event));
+  }
+
+  private boolean isLast(SubAgentMessage message) {
+    SubAgentMessage last =
+        mongo.findOne(
+            Query.query(Criteria.where("subAgentId").is(message.subAgentId()))
+                .with(Sort.by(Sort.Direction.DESC, "seq"))
+                .limit(1),
+            SubAgentMessage.class);
+    return last != null && last.id().equals(message.id());
+  }
+
+  private OutboxEntry messageAdded(SubAgent subAgent, String messageId, String role, Instant at) {
+    return OutboxEntry.of(
+        new SubAgentMessageAdded(
+            Ids.derived(messageId, "added"),
+            at,
+            subAgent.id(),
+            subAgent.taskId(),
+            subAgent.chatId(),
+            messageId,
+            role),
+        codec);
+  }
+
+  private <T> T insertOnce(T document, Class<T> type, String id) {
+    try {
+      return mongo.insert(document);
+    } catch (DuplicateKeyException writtenMeanwhile) {
+      return mongo.findById(id, type);
+    }
+  }
+}

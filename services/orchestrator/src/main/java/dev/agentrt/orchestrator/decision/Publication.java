@@ -1,0 +1,7 @@
+package dev.agentrt.orchestrator.decision;
+
+import dev.agentrt.platform.outbox.OutboxEntry;
+import java.util.List;
+
+/** A document that was written with events in its outbox, and those events: what to publish. */
+record Publication(String collection, String documentId, List<OutboxEntry> outbox) {}

@@ -1,0 +1,67 @@
+package dev.agentrt.orchestrator.decision;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** The model's reply read as a decision, or refused with a reason the model can act on. */
+class DecisionReaderTest {
+
+  private final DecisionReader reader = new DecisionReader();
+
+  @Test
+  void readsEachOfTheThreeActions() throws InvalidDecisionException {
+    assertThat(reader.read("{\"action\":\"answer\",\"answer\":\"Hi\"}"))
+        .isEqualTo(new Decision.Answer("Hi"));
+    assertThat(
+            reader.read(
+                "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research"
+                    + " Kafka\"}"))
+        .isEqualTo(new Decision.NewTask("researcher", "Research Kafka"));
+    assertThat(
+            reader.read("{\"action\":\"reactivate\",\"subAgentId\":\"s-1\",\"message\":\"More\"}"))
+        .isEqualTo(new Decision.Reactivate("s-1", "More"));
+  }
+
+  @Test
+  void readsTheJsonInsideAMarkdownCodeFence() throws InvalidDecisionException {
+    assertThat(reader.read("```json\n{\"action\":\"answer\",\"answer\":\"Hi\"}\n```"))
+        .isEqualTo(new Decision.Answer("Hi"));
+  }
+
+  @Test
+  void namesTheMissingFieldOfTheChosenAction() {
+    assertThatThrownBy(() -> reader.read("{\"action\":\"new_task\",\"agent\":\"researcher\"}"))
+        .isInstanceOf(InvalidDecisionException.class)
+        .hasMessageContaining("instruction");
+  }
+
+  @Test
+  void refusesFieldsThatBelongToAnotherAction() {
+    assertThatThrownBy(
+            () -> reader.read("{\"action\":\"answer\",\"answer\":\"Hi\",\"agent\":\"researcher\"}"))
+        .isInstanceOf(InvalidDecisionException.class)
+        .hasMessageContaining("agent");
+  }
+
+  @Test
+  void refusesAnUnknownAction() {
+    assertThatThrownBy(() -> reader.read("{\"action\":\"sing\"}"))
+        .isInstanceOf(InvalidDecisionException.class)
+        .hasMessage("field 'action' must be one of answer, new_task, reactivate");
+  }
+
+  @Test
+  void refusesTextThatIsNotJson() {
+    assertThatThrownBy(() -> reader.read("I will research Kafka."))
+        .isInstanceOf(InvalidDecisionException.class)
+        .hasMessageStartingWith("the reply is not JSON");
+    assertThatThrownBy(() -> reader.read("  "))
+        .isInstanceOf(InvalidDecisionException.class)
+        .hasMessage("the reply was empty");
+    assertThatThrownBy(() -> reader.read("[1,2]"))
+        .isInstanceOf(InvalidDecisionException.class)
+        .hasMessage("the reply is not a JSON object");
+  }
+}

@@ -1,0 +1,548 @@
+package dev.agentrt.orchestrator.decision;
+
+import static dev.agentrt.orchestrator.testing.Stored.CHAT;
+import static dev.agentrt.orchestrator.testing.Stored.added;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.events.ChatMessageAdded;
+import dev.agentrt.events.Event;
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.SubAgentMessageAdded;
+import dev.agentrt.events.TaskCreated;
+import dev.agentrt.model.ModelMessage;
+import dev.agentrt.model.ModelRequest;
+import dev.agentrt.orchestrator.testing.InMemoryMongo;
+import dev.agentrt.orchestrator.testing.ScriptedModel;
+import dev.agentrt.orchestrator.testing.Stored;
+import dev.agentrt.orchestrator.testing.Stored.Started;
+import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Collections;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentConversations;
+import dev.agentrt.store.SubAgentMessage;
+import dev.agentrt.store.SubAgentStatus;
+import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskStatus;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
+
+/**
+ * The orchestrator's decisions without a broker: given a person's message and the stored state,
+ * expect these documents, with these events in their outboxes, and these model calls.
+ */
+class OrchestratorTest {
+
+  private static final EventCodec CODEC = new EventCodec();
+  private static final OrchestratorProperties PROPERTIES =
+      new OrchestratorProperties(
+          20, 3, Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30));
+
+  private static InMemoryMongo mongoServer;
+  private static MongoTemplate mongo;
+
+  private ScriptedModel model;
+  private Orchestrator orchestrator;
+  private Stored stored;
+
+  @BeforeAll
+  static void startMongo() {
+    mongoServer = InMemoryMongo.start();
+    mongo = mongoServer.template();
+  }
+
+  @AfterAll
+  static void stopMongo() {
+    mongoServer.close();
+  }
+
+  @BeforeEach
+  void freshState() {
+    mongoServer.clear();
+    model = new ScriptedModel();
+    orchestrator =
+        new Orchestrator(
+            mongo,
+            new SubAgentConversations(mongo),
+            AgentCatalog.fromClasspath("agents.yml"),
+            new Decider(model, PROPERTIES),
+            CODEC,
+            PROPERTIES);
+    stored = new Stored(mongo);
+  }
+
+  @Test
+  void answersDirectlyWithoutStartingATask() {
+    ChatMessage hello = stored.userMessage(CHAT, "Hello");
+    model.replies("{\"action\":\"answer\",\"answer\":\"Hello! What shall I research?\"}");
+
+    Publication written = orchestrator.handle(added(hello));
+
+    ChatMessage answer = onlyAssistantMessage();
+    assertThat(answer.id()).isEqualTo(Ids.derived(hello.id(), "answer"));
+    assertThat(answer.content()).isEqualTo("Hello! What shall I research?");
+    assertThat(answer.taskId()).isNull();
+    assertThat(written.collection()).isEqualTo(Collections.CHAT_MESSAGES);
+    assertThat(written.documentId()).isEqualTo(answer.id());
+    assertThat(events(answer.outbox()))
+        .singleElement()
+        .isInstanceOfSatisfying(
+            ChatMessageAdded.class,
+            e -> {
+              assertThat(e.messageId()).isEqualTo(answer.id());
+              assertThat(e.chatId()).isEqualTo(CHAT);
+              assertThat(e.role()).isEqualTo("assistant");
+            });
+    assertThat(written.outbox()).isEqualTo(answer.outbox());
+    assertThat(mongo.findAll(Task.class)).isEmpty();
+    assertThat(model.requests()).hasSize(1);
+  }
+
+  @Test
+  void startsATaskForTheAgentTheModelChose() {
+    ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
+    model.replies(
+        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+
+    Publication written = orchestrator.handle(added(research));
+
+    Task task = mongo.findAll(Task.class).getFirst();
+    assertThat(mongo.findAll(Task.class)).hasSize(1);
+    assertThat(task.id()).isEqualTo(Ids.derived(research.id(), "task"));
+    assertThat(task.type()).isEqualTo("agent");
+    assertThat(task.agent()).isEqualTo("researcher");
+    assertThat(task.instruction()).isEqualTo("Research Kafka");
+    assertThat(task.chatId()).isEqualTo(CHAT);
+    assertThat(task.status()).isEqualTo(TaskStatus.created);
+    assertThat(events(task.outbox()))
+        .singleElement()
+        .isInstanceOfSatisfying(
+            TaskCreated.class,
+            e -> {
+              assertThat(e.taskId()).isEqualTo(task.id());
+              assertThat(e.agent()).isEqualTo("researcher");
+              assertThat(e.instruction()).isEqualTo("Research Kafka");
+            });
+    assertThat(written).isEqualTo(new Publication(Collections.TASKS, task.id(), task.outbox()));
+    assertThat(assistantMessages()).isEmpty();
+  }
+
+  @Test
+  void sendsAFollowUpToACompletedSubAgentAndWakesItAndItsTask() {
+    Started earlier =
+        stored.startedTask(
+            CHAT,
+            "Research Kafka",
+            TaskStatus.success,
+            SubAgentStatus.completed,
+            "Kafka is a log.");
+    stored.finishedConversation(earlier.subAgent(), "Research Kafka", "Kafka is a log.");
+    ChatMessage also = stored.userMessage(CHAT, "Also MongoDB");
+    model.replies(
+        "{\"action\":\"reactivate\",\"subAgentId\":\""
+            + earlier.subAgent().id()
+            + "\",\"message\":\"Also research MongoDB\"}");
+
+    Publication written = orchestrator.handle(added(also));
+
+    SubAgentMessage followUp = conversation(earlier.subAgent()).getLast();
+    assertThat(followUp.id()).isEqualTo(Ids.derived(also.id(), "follow-up"));
+    assertThat(followUp.role()).isEqualTo("user");
+    assertThat(followUp.content()).isEqualTo("Also research MongoDB");
+    assertThat(followUp.seq()).isEqualTo(4);
+    assertThat(events(followUp.outbox()))
+        .singleElement()
+        .isInstanceOfSatisfying(
+            SubAgentMessageAdded.class,
+            e -> {
+              assertThat(e.messageId()).isEqualTo(followUp.id());
+              assertThat(e.role()).isEqualTo("user");
+              assertThat(e.subAgentId()).isEqualTo(earlier.subAgent().id());
+              assertThat(e.taskId()).isEqualTo(earlier.task().id());
+            });
+    assertThat(written.collection()).isEqualTo(Collections.SUB_AGENT_MESSAGES);
+    assertThat(written.outbox()).isEqualTo(followUp.outbox());
+    assertThat(statusOf(earlier.subAgent())).isEqualTo(SubAgentStatus.active);
+    assertThat(statusOf(earlier.task())).isEqualTo(TaskStatus.running);
+    assertThat(mongo.findAll(Task.class)).hasSize(1);
+    assertThat(assistantMessages()).isEmpty();
+  }
+
+  @Test
+  void routesThePersonsAnswerToTheSubAgentThatAskedWithoutAskingTheModel() {
+    Started asking =
+        stored.startedTask(
+            CHAT, "Research it", TaskStatus.waiting, SubAgentStatus.waiting_for_user, null);
+    stored.askingConversation(asking.subAgent(), "call-ask-1", "What should I research?");
+    ChatMessage reply = stored.userMessage(CHAT, "Kafka, please");
+
+    Publication written = orchestrator.handle(added(reply));
+
+    SubAgentMessage answer = conversation(asking.subAgent()).getLast();
+    assertThat(answer.id()).isEqualTo(Ids.derived(reply.id(), "answer"));
+    assertThat(answer.role()).isEqualTo("tool");
+    assertThat(answer.toolCallId()).isEqualTo("call-ask-1");
+    assertThat(answer.content()).isEqualTo("Kafka, please");
+    assertThat(events(answer.outbox()))
+        .singleElement()
+        .isInstanceOfSatisfying(
+            SubAgentMessageAdded.class, e -> assertThat(e.role()).isEqualTo("tool"));
+    assertThat(written.outbox()).isEqualTo(answer.outbox());
+    assertThat(statusOf(asking.subAgent())).isEqualTo(SubAgentStatus.active);
+    assertThat(statusOf(asking.task())).isEqualTo(TaskStatus.running);
+    assertThat(model.requests()).isEmpty();
+    assertThat(assistantMessages()).isEmpty();
+  }
+
+  @Test
+  void repairsAnInvalidDecisionOnceShowingTheModelItsReplyAndWhyItWasRefused() {
+    ChatMessage hello = stored.userMessage(CHAT, "Hello");
+    model.replies("Sure! I'll help.", "{\"action\":\"answer\",\"answer\":\"Hi there\"}");
+
+    orchestrator.handle(added(hello));
+
+    assertThat(onlyAssistantMessage().content()).isEqualTo("Hi there");
+    assertThat(model.requests()).hasSize(2);
+    List<ModelMessage> first = model.requests().get(0).messages();
+    List<ModelMessage> second = model.requests().get(1).messages();
+    assertThat(second).hasSize(first.size() + 2);
+    assertThat(second.subList(0, first.size())).isEqualTo(first);
+    assertThat(second.get(first.size()))
+        .isEqualTo(ModelMessage.assistant("Sure! I'll help.", List.of()));
+    ModelMessage repair = second.getLast();
+    assertThat(repair.role()).isEqualTo("user");
+    assertThat(repair.content())
+        .startsWith("Your previous decision was invalid: the reply is not JSON")
+        .contains("\"title\":\"OrchestratorDecision\"");
+  }
+
+  @Test
+  void refusesAnUnknownAgentAndNamesTheAgentsThereAre() {
+    ChatMessage poem = stored.userMessage(CHAT, "Write me a poem");
+    model.replies(
+        "{\"action\":\"new_task\",\"agent\":\"poet\",\"instruction\":\"Write a poem\"}",
+        "{\"action\":\"answer\",\"answer\":\"I have no poet, sorry.\"}");
+
+    orchestrator.handle(added(poem));
+
+    assertThat(model.requests().get(1).messages().getLast().content())
+        .startsWith(
+            "Your previous decision was invalid: there is no agent 'poet'; the agents are:"
+                + " researcher");
+    assertThat(mongo.findAll(Task.class)).isEmpty();
+    assertThat(onlyAssistantMessage().content()).isEqualTo("I have no poet, sorry.");
+  }
+
+  @Test
+  void refusesToReactivateASubAgentOfAnotherChat() {
+    Started elsewhere =
+        stored.startedTask(
+            "other-chat", "Research Kafka", TaskStatus.success, SubAgentStatus.completed, "Log.");
+    ChatMessage also = stored.userMessage(CHAT, "Also MongoDB");
+    String foreign =
+        "{\"action\":\"reactivate\",\"subAgentId\":\""
+            + elsewhere.subAgent().id()
+            + "\",\"message\":\"MongoDB\"}";
+    model.replies(foreign, foreign);
+
+    orchestrator.handle(added(also));
+
+    assertThat(model.requests().get(1).messages().getLast().content())
+        .contains("there is no sub-agent '" + elsewhere.subAgent().id() + "' in this chat");
+    assertThat(conversation(elsewhere.subAgent())).isEmpty();
+    assertThat(statusOf(elsewhere.subAgent())).isEqualTo(SubAgentStatus.completed);
+    assertThat(onlyAssistantMessage().content())
+        .startsWith("Sorry, I could not work out what to do with that.");
+  }
+
+  @Test
+  void apologisesWhenTheDecisionIsStillInvalidAfterTheRepair() {
+    ChatMessage hello = stored.userMessage(CHAT, "Hello");
+    model.replies("{\"action\":\"dance\"}", "{\"action\":\"answer\"}");
+
+    orchestrator.handle(added(hello));
+
+    assertThat(model.requests()).hasSize(2);
+    assertThat(model.requests().get(1).messages().getLast().content())
+        .startsWith(
+            "Your previous decision was invalid: field 'action' must be one of answer, new_task,"
+                + " reactivate");
+    ChatMessage apology = onlyAssistantMessage();
+    assertThat(apology.id()).isEqualTo(Ids.derived(hello.id(), "answer"));
+    assertThat(apology.content()).isEqualTo(Decider.APOLOGY_INVALID);
+    assertThat(events(apology.outbox())).singleElement().isInstanceOf(ChatMessageAdded.class);
+  }
+
+  @Test
+  void retriesAModelThatKeepsFailingThenApologises() {
+    ChatMessage hello = stored.userMessage(CHAT, "Hello");
+    model
+        .fails(ScriptedModel.transientFailure())
+        .fails(ScriptedModel.transientFailure())
+        .fails(ScriptedModel.transientFailure());
+
+    orchestrator.handle(added(hello));
+
+    assertThat(model.requests()).hasSize(3);
+    assertThat(onlyAssistantMessage().content()).isEqualTo(Decider.APOLOGY_MODEL_FAILED);
+  }
+
+  @Test
+  void retriesATransientModelFailureThenCarriesOutTheDecision() {
+    ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
+    model
+        .fails(ScriptedModel.transientFailure())
+        .replies(
+            "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+
+    orchestrator.handle(added(research));
+
+    assertThat(model.requests()).hasSize(2);
+    assertThat(model.requests().get(1)).isEqualTo(model.requests().get(0));
+    assertThat(mongo.findAll(Task.class)).hasSize(1);
+  }
+
+  @Test
+  void apologisesAtOnceWhenTheModelFailsForGood() {
+    ChatMessage hello = stored.userMessage(CHAT, "Hello");
+    model.fails(ScriptedModel.permanentFailure());
+
+    orchestrator.handle(added(hello));
+
+    assertThat(model.requests()).hasSize(1);
+    assertThat(onlyAssistantMessage().content()).isEqualTo(Decider.APOLOGY_MODEL_FAILED);
+  }
+
+  @Test
+  void aRedeliveredMessageMakesNoSecondTaskAndNoSecondModelCall() {
+    ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
+    model.replies(
+        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+
+    Publication first = orchestrator.handle(added(research));
+    Publication again = orchestrator.handle(added(research));
+
+    assertThat(model.requests()).hasSize(1);
+    assertThat(mongo.findAll(Task.class)).hasSize(1);
+    assertThat(again).isEqualTo(first);
+  }
+
+  @Test
+  void aRedeliveredMessageMakesNoSecondAnswerAndNoSecondModelCall() {
+    ChatMessage hello = stored.userMessage(CHAT, "Hello");
+    model.replies("{\"action\":\"answer\",\"answer\":\"Hi\"}");
+
+    orchestrator.handle(added(hello));
+    orchestrator.handle(added(hello));
+
+    assertThat(model.requests()).hasSize(1);
+    assertThat(assistantMessages()).hasSize(1);
+  }
+
+  @Test
+  void aRedeliveredFollowUpIsSentOnce() {
+    Started earlier =
+        stored.startedTask(
+            CHAT, "Research Kafka", TaskStatus.success, SubAgentStatus.completed, "A log.");
+    stored.finishedConversation(earlier.subAgent(), "Research Kafka", "A log.");
+    ChatMessage also = stored.userMessage(CHAT, "Also MongoDB");
+    model.replies(
+        "{\"action\":\"reactivate\",\"subAgentId\":\""
+            + earlier.subAgent().id()
+            + "\",\"message\":\"MongoDB\"}");
+
+    orchestrator.handle(added(also));
+    orchestrator.handle(added(also));
+
+    assertThat(model.requests()).hasSize(1);
+    assertThat(conversation(earlier.subAgent())).hasSize(4);
+  }
+
+  @Test
+  void aRedeliveredAnswerToAQuestionIsRoutedOnceAndNeverReachesTheModel() {
+    Started asking =
+        stored.startedTask(
+            CHAT, "Research it", TaskStatus.waiting, SubAgentStatus.waiting_for_user, null);
+    stored.askingConversation(asking.subAgent(), "call-ask-1", "What should I research?");
+    ChatMessage reply = stored.userMessage(CHAT, "Kafka");
+
+    orchestrator.handle(added(reply));
+    orchestrator.handle(added(reply));
+
+    assertThat(conversation(asking.subAgent())).hasSize(4);
+    assertThat(model.requests()).isEmpty();
+    assertThat(assistantMessages()).isEmpty();
+  }
+
+  @Test
+  void aRedeliveryAfterACrashFinishesWakingTheSubAgentAndPublishesItsEventAgain() {
+    Started asking =
+        stored.startedTask(
+            CHAT, "Research it", TaskStatus.waiting, SubAgentStatus.waiting_for_user, null);
+    stored.askingConversation(asking.subAgent(), "call-ask-1", "What should I research?");
+    ChatMessage reply = stored.userMessage(CHAT, "Kafka");
+    orchestrator.handle(added(reply));
+    // The crash: statuses not moved yet, and the relay already published the event.
+    moveBack(asking);
+    clearOutbox(Ids.derived(reply.id(), "answer"));
+
+    Publication again = orchestrator.handle(added(reply));
+
+    assertThat(statusOf(asking.subAgent())).isEqualTo(SubAgentStatus.active);
+    assertThat(statusOf(asking.task())).isEqualTo(TaskStatus.running);
+    assertThat(events(again.outbox()))
+        .singleElement()
+        .isInstanceOfSatisfying(
+            SubAgentMessageAdded.class,
+            e -> assertThat(e.messageId()).isEqualTo(Ids.derived(reply.id(), "answer")));
+    SubAgentMessage answer = conversation(asking.subAgent()).getLast();
+    assertThat(answer.outbox()).hasSize(1);
+    assertThat(model.requests()).isEmpty();
+  }
+
+  @Test
+  void aRedeliveryAfterTheSubAgentMovedOnLeavesItsStateAlone() {
+    Started asking =
+        stored.startedTask(
+            CHAT, "Research it", TaskStatus.waiting, SubAgentStatus.waiting_for_user, null);
+    stored.askingConversation(asking.subAgent(), "call-ask-1", "What should I research?");
+    ChatMessage reply = stored.userMessage(CHAT, "Kafka");
+    orchestrator.handle(added(reply));
+    clearOutbox(Ids.derived(reply.id(), "answer"));
+    // Meanwhile the sub-agent took the answer up and asked again.
+    stored.askingConversation(asking.subAgent(), "call-ask-2", "Which part of Kafka?");
+    moveBack(asking);
+
+    Publication again = orchestrator.handle(added(reply));
+
+    assertThat(again.outbox()).isEmpty();
+    assertThat(statusOf(asking.subAgent())).isEqualTo(SubAgentStatus.waiting_for_user);
+    assertThat(statusOf(asking.task())).isEqualTo(TaskStatus.waiting);
+    assertThat(model.requests()).isEmpty();
+  }
+
+  @Test
+  void theModelSeesTheAgentsTheTasksAndTheLastMessagesButNoSubAgentsConversation() {
+    Started done =
+        stored.startedTask(
+            CHAT,
+            "Research Kafka",
+            TaskStatus.success,
+            SubAgentStatus.completed,
+            "Kafka is a distributed log.\nSources: kafka.md");
+    stored.finishedConversation(done.subAgent(), "Research Kafka", "SECRET sub-agent reasoning");
+    for (int i = 1; i <= 12; i++) {
+      stored.userMessage(CHAT, "question " + i);
+      stored.assistantMessage(CHAT, "answer " + i);
+    }
+    stored.userMessage("other-chat", "not this chat");
+    ChatMessage latest = stored.userMessage(CHAT, "Hello");
+    model.replies("{\"action\":\"answer\",\"answer\":\"Hi\"}");
+
+    orchestrator.handle(added(latest));
+
+    ModelRequest request = model.requests().getFirst();
+    assertThat(request.purpose()).isEqualTo(ModelRequest.Purpose.DECISION);
+    assertThat(request.tools()).isEmpty();
+    assertThat(request.responseSchema()).contains("\"title\":\"OrchestratorDecision\"");
+    List<ModelMessage> messages = request.messages();
+    assertThat(messages).hasSize(21);
+    ModelMessage system = messages.getFirst();
+    assertThat(system.role()).isEqualTo("system");
+    assertThat(system.content().lines().toList().getLast())
+        .isEqualTo(
+            "Context: {\"agents\":[{\"name\":\"researcher\",\"description\":\"Researches a subject"
+                + " in the project's documents and answers with sources.\"}],\"tasks\":[{\"taskId\":\""
+                + done.task().id()
+                + "\",\"subAgentId\":\""
+                + done.subAgent().id()
+                + "\",\"agent\":\"researcher\",\"status\":\"success\",\"result\":\"Kafka is a"
+                + " distributed log.\"}]}");
+    assertThat(messages.get(1)).isEqualTo(ModelMessage.assistant("answer 3", List.of()));
+    assertThat(messages.get(2)).isEqualTo(ModelMessage.user("question 4"));
+    assertThat(messages.getLast()).isEqualTo(ModelMessage.user("Hello"));
+    assertThat(messages)
+        .extracting(ModelMessage::content)
+        .noneMatch(c -> c.contains("SECRET") || c.contains("not this chat"));
+  }
+
+  @Test
+  void aTaskWithoutSubAgentYetIsListedWithoutOne() {
+    ChatMessage first = stored.userMessage(CHAT, "Research Kafka");
+    model.replies(
+        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}",
+        "{\"action\":\"answer\",\"answer\":\"Hi\"}");
+    orchestrator.handle(added(first));
+    ChatMessage second = stored.userMessage(CHAT, "Hello");
+
+    orchestrator.handle(added(second));
+
+    String context =
+        model.requests().get(1).messages().getFirst().content().lines().toList().getLast();
+    assertThat(context)
+        .endsWith(
+            "\"tasks\":[{\"taskId\":\""
+                + Ids.derived(first.id(), "task")
+                + "\",\"agent\":\"researcher\",\"status\":\"created\"}]}");
+  }
+
+  // --- reading the stored state ---
+
+  private static List<Event> events(List<OutboxEntry> outbox) {
+    return outbox.stream()
+        .map(e -> CODEC.decode(e.ceType(), e.payload().getBytes(StandardCharsets.UTF_8)))
+        .toList();
+  }
+
+  private static List<ChatMessage> assistantMessages() {
+    return mongo.findAll(ChatMessage.class).stream()
+        .filter(m -> m.role().equals(ChatMessage.ASSISTANT))
+        .toList();
+  }
+
+  private static ChatMessage onlyAssistantMessage() {
+    assertThat(assistantMessages()).hasSize(1);
+    return assistantMessages().getFirst();
+  }
+
+  private static List<SubAgentMessage> conversation(SubAgent subAgent) {
+    return new SubAgentConversations(mongo).messages(subAgent.id());
+  }
+
+  private static SubAgentStatus statusOf(SubAgent subAgent) {
+    return mongo.findById(subAgent.id(), SubAgent.class).status();
+  }
+
+  private static TaskStatus statusOf(Task task) {
+    return mongo.findById(task.id(), Task.class).status();
+  }
+
+  private static void moveBack(Started started) {
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(started.subAgent().id())),
+        new Update().set("status", SubAgentStatus.waiting_for_user),
+        SubAgent.class);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(started.task().id())),
+        new Update().set("status", TaskStatus.waiting),
+        Task.class);
+  }
+
+  private static void clearOutbox(String subAgentMessageId) {
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgentMessageId)),
+        new Update().set("outbox", List.of()),
+        SubAgentMessage.class);
+  }
+}

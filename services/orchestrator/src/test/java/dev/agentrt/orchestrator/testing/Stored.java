@@ -1,0 +1,152 @@
+package dev.agentrt.orchestrator.testing;
+
+import dev.agentrt.events.ChatMessageAdded;
+import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.RequestedToolCall;
+import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentConversations;
+import dev.agentrt.store.SubAgentConversations.NewMessage;
+import dev.agentrt.store.SubAgentMessage;
+import dev.agentrt.store.SubAgentStatus;
+import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskStatus;
+import dev.agentrt.store.ToolCall;
+import dev.agentrt.store.ToolCallStatus;
+import java.time.Instant;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.mongodb.core.MongoTemplate;
+
+/**
+ * Stored state the tests start from: chats' messages, tasks, sub-agents and their conversations,
+ * written as the services write them. Times advance a millisecond per document, so order is fixed.
+ */
+public final class Stored {
+
+  public static final String CHAT = "chat-1";
+
+  private final MongoTemplate mongo;
+  private final SubAgentConversations conversations;
+  private Instant now = Instant.parse("2026-11-22T12:00:00Z");
+
+  public Stored(MongoTemplate mongo) {
+    this.mongo = mongo;
+    this.conversations = new SubAgentConversations(mongo);
+  }
+
+  private Instant tick() {
+    now = now.plusMillis(1);
+    return now;
+  }
+
+  public ChatMessage userMessage(String chatId, String content) {
+    return mongo.insert(
+        new ChatMessage(Ids.fresh(), chatId, ChatMessage.USER, content, null, tick(), List.of()));
+  }
+
+  public ChatMessage assistantMessage(String chatId, String content) {
+    return mongo.insert(
+        new ChatMessage(
+            Ids.fresh(), chatId, ChatMessage.ASSISTANT, content, null, tick(), List.of()));
+  }
+
+  /** The event that announced a person's message. */
+  public static ChatMessageAdded added(ChatMessage message) {
+    return new ChatMessageAdded(
+        Ids.derived(message.id(), "added-test"),
+        message.createdAt(),
+        message.chatId(),
+        message.id(),
+        message.role(),
+        null);
+  }
+
+  /** A task whose sub-agent agent-init has started, as agent-init ids it. */
+  public Started startedTask(
+      String chatId,
+      String instruction,
+      TaskStatus taskStatus,
+      SubAgentStatus subAgentStatus,
+      @Nullable String result) {
+    String taskId = Ids.fresh();
+    String subAgentId = Ids.derived(taskId, "sub-agent");
+    Instant at = tick();
+    Task task =
+        mongo.insert(
+            new Task(
+                taskId,
+                chatId,
+                Task.TYPE_AGENT,
+                "researcher",
+                instruction,
+                taskStatus,
+                subAgentId,
+                result,
+                null,
+                at,
+                at,
+                List.of()));
+    SubAgent subAgent =
+        mongo.insert(
+            new SubAgent(
+                subAgentId, taskId, chatId, "researcher", subAgentStatus, 0, null, at, at));
+    return new Started(task, subAgent);
+  }
+
+  public record Started(Task task, SubAgent subAgent) {}
+
+  public SubAgentMessage append(
+      SubAgent subAgent,
+      String role,
+      @Nullable String content,
+      List<RequestedToolCall> toolCalls,
+      @Nullable String toolCallId) {
+    return conversations.append(
+        subAgent,
+        new NewMessage(Ids.fresh(), role, content, toolCalls, toolCallId, List.of()),
+        tick());
+  }
+
+  /** system, user (the instruction), assistant (the final answer): a finished run. */
+  public void finishedConversation(SubAgent subAgent, String instruction, String answer) {
+    append(subAgent, SubAgentMessage.SYSTEM, "You are a careful researcher.", List.of(), null);
+    append(subAgent, SubAgentMessage.USER, instruction, List.of(), null);
+    append(subAgent, SubAgentMessage.ASSISTANT, answer, List.of(), null);
+  }
+
+  /** system, user, assistant asking the person through {@code ask_user} with this call id. */
+  public void askingConversation(SubAgent subAgent, String askUserCallId, String question) {
+    append(subAgent, SubAgentMessage.SYSTEM, "You are a careful researcher.", List.of(), null);
+    append(subAgent, SubAgentMessage.USER, "Research it", List.of(), null);
+    append(
+        subAgent,
+        SubAgentMessage.ASSISTANT,
+        null,
+        List.of(
+            new RequestedToolCall(
+                askUserCallId, "ask_user", "{\"question\":\"" + question + "\"}")),
+        null);
+  }
+
+  public ToolCall toolCall(SubAgent subAgent, String modelCallId, String name, String arguments) {
+    Instant at = tick();
+    return mongo.insert(
+        new ToolCall(
+            Ids.derived(subAgent.id(), modelCallId),
+            subAgent.id(),
+            subAgent.taskId(),
+            subAgent.chatId(),
+            modelCallId,
+            name,
+            arguments,
+            ToolCallStatus.success,
+            "{\"results\":[]}",
+            null,
+            12L,
+            null,
+            at,
+            at,
+            List.of()));
+  }
+}
