@@ -95,9 +95,6 @@ class AgentLoop {
       recorder.apply(subAgent, recorder.storeAnswer(subAgent, seq, reply));
     } catch (ModelException e) {
       recorder.fail(subAgent, seq, "model_error", e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return; // shutting down: the lease expires and the turn is taken again
     } catch (RuntimeException e) {
       log.error(
           "turn {} of sub-agent {} failed; it is retried when its lease expires",

@@ -23,6 +23,7 @@ import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
+import dev.agentrt.testing.ScriptedModel;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -174,14 +175,14 @@ class AgentLoopTest {
     append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
     loop.wake(subAgent.id());
 
-    assertThat(model.requests).as("one result of two is no reason for a turn").hasSize(1);
+    assertThat(model.requests()).as("one result of two is no reason for a turn").hasSize(1);
   }
 
   @Test
   void whenEveryToolCallHasItsResultTheModelSeesThemAll() {
     model
         .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
-        .answers("Kafka is a log.");
+        .replies("Kafka is a log.");
     loop.wake(subAgent.id());
     await().until(this::lastMessage, m -> m.role().equals("assistant"));
 
@@ -189,15 +190,15 @@ class AgentLoopTest {
     loop.wake(subAgent.id());
 
     await().until(() -> task().status() == TaskStatus.success);
-    assertThat(model.requests).hasSize(2);
-    assertThat(model.requests.get(1).messages())
+    assertThat(model.requests()).hasSize(2);
+    assertThat(model.requests().get(1).messages())
         .extracting("role")
         .containsExactly("system", "user", "assistant", "tool");
   }
 
   @Test
   void aFinalAnswerCompletesTheSubAgentAndTheTaskWithItsResult() {
-    model.answers("Kafka is a distributed log. Sources: docs/kafka.md");
+    model.replies("Kafka is a distributed log. Sources: docs/kafka.md");
 
     loop.wake(subAgent.id());
 
@@ -224,13 +225,16 @@ class AgentLoopTest {
 
   @Test
   void aModelThatKeepsFailingIsRetriedThenTheRunFailsVisibly() {
-    model.failsTransiently().failsTransiently().failsTransiently();
+    model
+        .fails(ScriptedModel.transientFailure())
+        .fails(ScriptedModel.transientFailure())
+        .fails(ScriptedModel.transientFailure());
 
     loop.wake(subAgent.id());
 
     await().until(() -> task().status() == TaskStatus.failed);
-    assertThat(model.requests).hasSize(3);
-    assertThat(task().error()).contains("HTTP 503");
+    assertThat(model.requests()).hasSize(3);
+    assertThat(task().error()).contains("503");
     assertThat(subAgent().status()).isEqualTo(SubAgentStatus.failed);
     assertThat(lastMessage().role()).isEqualTo("system");
     assertThat(lastMessage().content()).contains("model_error");
@@ -238,12 +242,12 @@ class AgentLoopTest {
 
   @Test
   void aTransientFailureIsRetriedAndTheTurnSucceeds() {
-    model.failsTransiently().answers("Done.");
+    model.fails(ScriptedModel.transientFailure()).replies("Done.");
 
     loop.wake(subAgent.id());
 
     await().until(() -> task().status() == TaskStatus.success);
-    assertThat(model.requests).hasSize(2);
+    assertThat(model.requests()).hasSize(2);
   }
 
   @Test
@@ -280,18 +284,18 @@ class AgentLoopTest {
     release.countDown();
 
     await().until(() -> task().status() == TaskStatus.success);
-    assertThat(model.requests).hasSize(1);
+    assertThat(model.requests()).hasSize(1);
   }
 
   @Test
   void aWakeUpAfterTheAnswerIsStoredCallsTheModelNoMore() {
-    model.answers("Done.");
+    model.replies("Done.");
     loop.wake(subAgent.id());
     await().until(() -> task().status() == TaskStatus.success);
 
     loop.wake(subAgent.id());
 
-    assertThat(model.requests).hasSize(1);
+    assertThat(model.requests()).hasSize(1);
     assertThat(conversations.messages(subAgent.id())).hasSize(3);
   }
 
@@ -309,7 +313,7 @@ class AgentLoopTest {
 
     await().until(() -> task().status() == TaskStatus.failed);
     assertThat(task().error()).contains("3 steps");
-    assertThat(model.requests).hasSize(3);
+    assertThat(model.requests()).hasSize(3);
   }
 
   private void append(String role, String content, String toolCallId) {

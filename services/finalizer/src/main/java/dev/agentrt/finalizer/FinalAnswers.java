@@ -7,6 +7,7 @@ import dev.agentrt.model.ModelMessage;
 import dev.agentrt.model.ModelPort;
 import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
+import dev.agentrt.model.ModelRetries;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;

@@ -17,6 +17,7 @@ import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.testing.ScriptedModel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

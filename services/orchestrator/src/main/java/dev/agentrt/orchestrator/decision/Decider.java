@@ -5,6 +5,7 @@ import dev.agentrt.model.ModelMessage;
 import dev.agentrt.model.ModelPort;
 import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
+import dev.agentrt.model.ModelRetries;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;

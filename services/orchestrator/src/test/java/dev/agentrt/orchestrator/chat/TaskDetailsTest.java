@@ -3,13 +3,13 @@ package dev.agentrt.orchestrator.chat;
 import static dev.agentrt.orchestrator.testing.Stored.CHAT;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.agentrt.orchestrator.testing.InMemoryMongo;
 import dev.agentrt.orchestrator.testing.Stored;
 import dev.agentrt.orchestrator.testing.Stored.Started;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.testing.InMemoryMongo;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,4 +1,4 @@
-package dev.agentrt.orchestrator.testing;
+package dev.agentrt.testing;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;

@@ -1,14 +1,11 @@
-package dev.agentrt.finalizer;
+package dev.agentrt.model;
 
-import dev.agentrt.model.ModelException;
-import dev.agentrt.model.ModelPort;
-import dev.agentrt.model.ModelReply;
-import dev.agentrt.model.ModelRequest;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -18,9 +15,12 @@ import org.slf4j.LoggerFactory;
  * Calls the model with bounds: each call has a timeout, transient failures are retried with a
  * doubling backoff, and nothing starts after the caller's deadline. A model failure ends as a
  * {@link ModelException}; an interrupt (the service stopping) as an {@link IllegalStateException},
- * so the event is handled again rather than answered plainly.
+ * so the event is handled again rather than answered with an apology. The wait between attempts
+ * doubles, with up to a quarter more of jitter, and never exceeds {@link #MAX_BACKOFF}.
  */
-final class ModelRetries {
+public final class ModelRetries {
+
+  public static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
   private static final Logger log = LoggerFactory.getLogger(ModelRetries.class);
 
@@ -30,7 +30,8 @@ final class ModelRetries {
   private final Duration timeout;
   private final Clock clock;
 
-  ModelRetries(ModelPort model, int attempts, Duration backoff, Duration timeout, Clock clock) {
+  public ModelRetries(
+      ModelPort model, int attempts, Duration backoff, Duration timeout, Clock clock) {
     this.model = model;
     this.attempts = Math.max(1, attempts);
     this.backoff = backoff;
@@ -38,7 +39,8 @@ final class ModelRetries {
     this.clock = clock;
   }
 
-  ModelReply complete(ModelRequest request, Instant deadline) {
+  /** Calls the model with retries, starting nothing after the deadline. */
+  public ModelReply complete(ModelRequest request, Instant deadline) {
     Duration wait = backoff;
     for (int attempt = 1; ; attempt++) {
       try {
@@ -54,8 +56,9 @@ final class ModelRetries {
             wait,
             e.getMessage());
       }
-      sleep(min(wait, Duration.between(clock.instant(), deadline)));
-      wait = wait.multipliedBy(2);
+      long jitter = ThreadLocalRandom.current().nextLong(wait.toMillis() / 4 + 1);
+      sleep(min(wait.plusMillis(jitter), Duration.between(clock.instant(), deadline)));
+      wait = min(wait.multipliedBy(2), MAX_BACKOFF);
     }
   }
 
