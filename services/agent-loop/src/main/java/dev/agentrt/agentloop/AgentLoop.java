@@ -108,7 +108,8 @@ class AgentLoop {
   }
 
   private ModelRequest request(AgentDefinition agent, ConversationState conversation) {
-    List<ModelMessage> messages = conversation.messages().stream().map(AgentLoop::toModel).toList();
+    List<ModelMessage> messages =
+        conversation.modelContext().stream().map(AgentLoop::toModel).toList();
     return new ModelRequest(
         ModelRequest.Purpose.AGENT_TURN, messages, ToolCatalog.forAgent(agent), null);
   }

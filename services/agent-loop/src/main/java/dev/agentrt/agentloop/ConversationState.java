@@ -2,6 +2,8 @@ package dev.agentrt.agentloop;
 
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.SubAgentMessage;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -42,6 +44,36 @@ record ConversationState(List<SubAgentMessage> messages) {
                 m -> SubAgentMessage.USER.equals(m.role()) || SubAgentMessage.TOOL.equals(m.role()))
             .orElse(false)
         && pendingToolCalls().isEmpty();
+  }
+
+  /**
+   * The messages in an order every provider accepts: the results of an assistant message's tool
+   * calls right after it. A message that arrived while those calls were running (a follow-up from
+   * the person) comes after their results.
+   */
+  List<SubAgentMessage> modelContext() {
+    List<SubAgentMessage> ordered = new ArrayList<>();
+    List<SubAgentMessage> arrivedMeanwhile = new ArrayList<>();
+    Set<String> running = new HashSet<>();
+    for (SubAgentMessage m : messages) {
+      if (SubAgentMessage.TOOL.equals(m.role())) {
+        ordered.add(m);
+        running.remove(m.toolCallId());
+        if (running.isEmpty()) {
+          ordered.addAll(arrivedMeanwhile);
+          arrivedMeanwhile.clear();
+        }
+      } else if (!running.isEmpty()) {
+        arrivedMeanwhile.add(m);
+      } else {
+        ordered.add(m);
+        if (SubAgentMessage.ASSISTANT.equals(m.role())) {
+          m.toolCalls().forEach(call -> running.add(call.id()));
+        }
+      }
+    }
+    ordered.addAll(arrivedMeanwhile);
+    return ordered;
   }
 
   /** The position of the newest message: a turn answers everything up to it. */

@@ -70,11 +70,13 @@ final class Decider {
         .orElse(MissingNode.getInstance());
   }
 
+  /** The sub-agent of the most recent task that can still be woken (not failed or cancelled). */
   private static @Nullable String lastStartedSubAgent(JsonNode context) {
     String subAgentId = null;
     for (JsonNode task : context.path("tasks")) {
       String id = task.path("subAgentId").asString("");
-      if (!id.isBlank()) {
+      String status = task.path("status").asString("");
+      if (!id.isBlank() && !status.equals("failed") && !status.equals("cancelled")) {
         subAgentId = id;
       }
     }

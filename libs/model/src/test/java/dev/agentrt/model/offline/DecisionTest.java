@@ -88,6 +88,18 @@ class DecisionTest {
   }
 
   @Test
+  void followUpSkipsASubAgentThatFailed() {
+    String lastFailed =
+        "{"
+            + AGENTS
+            + ",\"tasks\":[{\"taskId\":\"t-1\",\"subAgentId\":\"sa-1\",\"agent\":\"researcher\","
+            + "\"status\":\"success\"},{\"taskId\":\"t-2\",\"subAgentId\":\"sa-2\","
+            + "\"agent\":\"researcher\",\"status\":\"failed\"}]}";
+
+    assertThat(decide(lastFailed, "Also Redis")).contains("\"subAgentId\":\"sa-1\"");
+  }
+
+  @Test
   void followUpWithoutAStartedTaskIsNotUnderstood() {
     String onlyUnstarted =
         "{" + AGENTS + ",\"tasks\":[{\"taskId\":\"t-3\",\"agent\":\"researcher\"}]}";
