@@ -2,10 +2,6 @@ package dev.agentrt.finalizer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCompleted;
@@ -17,12 +13,12 @@ import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.ScriptedModel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -39,8 +35,7 @@ class FinalAnswersTest {
   private static final String CHAT = "chat-1";
   private static final Instant T0 = Instant.parse("2026-11-22T12:00:00Z");
 
-  private static MongoServer server;
-  private static MongoClient client;
+  private static InMemoryMongo database;
   private static MongoTemplate mongo;
 
   private ScriptedModel model;
@@ -49,22 +44,18 @@ class FinalAnswersTest {
 
   @BeforeAll
   static void startMongo() {
-    server = new MongoServer(new MemoryBackend());
-    client = MongoClients.create("mongodb://127.0.0.1:" + server.bind().getPort());
-    mongo = new MongoTemplate(client, "agentrt");
+    database = InMemoryMongo.start();
+    mongo = database.template();
   }
 
   @AfterAll
   static void stopMongo() {
-    client.close();
-    server.shutdownNow();
+    database.close();
   }
 
   @BeforeEach
   void storedChatAndTask() {
-    for (String collection : mongo.getCollectionNames()) {
-      mongo.getCollection(collection).deleteMany(new Document());
-    }
+    database.clear();
     model = new ScriptedModel();
     answers =
         new FinalAnswers(

@@ -2,10 +2,6 @@ package dev.agentrt.notifier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskWaiting;
@@ -14,10 +10,10 @@ import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.testing.InMemoryMongo;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
-import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,30 +28,25 @@ class QuestionsTest {
   private static final TaskWaiting WAITING =
       new TaskWaiting("ev-waiting", T0, "task-1", "chat-1", "sub-1", "What should I research?");
 
-  private static MongoServer server;
-  private static MongoClient client;
+  private static InMemoryMongo database;
   private static MongoTemplate mongo;
 
   private Questions questions;
 
   @BeforeAll
   static void startMongo() {
-    server = new MongoServer(new MemoryBackend());
-    client = MongoClients.create("mongodb://127.0.0.1:" + server.bind().getPort());
-    mongo = new MongoTemplate(client, "agentrt");
+    database = InMemoryMongo.start();
+    mongo = database.template();
   }
 
   @AfterAll
   static void stopMongo() {
-    client.close();
-    server.shutdownNow();
+    database.close();
   }
 
   @BeforeEach
   void storedTask() {
-    for (String collection : mongo.getCollectionNames()) {
-      mongo.getCollection(collection).deleteMany(new Document());
-    }
+    database.clear();
     questions = new Questions(mongo, CODEC);
     mongo.insert(
         new Task(
