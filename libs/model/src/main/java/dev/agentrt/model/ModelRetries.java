@@ -49,6 +49,9 @@ public final class ModelRetries {
         if (!e.transientFailure() || attempt >= attempts) {
           throw e;
         }
+        if (e.retryAfter().isPresent() && e.retryAfter().get().compareTo(wait) > 0) {
+          wait = e.retryAfter().get();
+        }
         log.warn(
             "model call failed (attempt {} of {}), retrying in {}: {}",
             attempt,
