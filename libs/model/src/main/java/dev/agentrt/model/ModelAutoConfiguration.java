@@ -1,20 +1,41 @@
 package dev.agentrt.model;
 
+import dev.agentrt.model.ModelsProperties.Definition;
+import dev.agentrt.model.ModelsProperties.ShortForm;
 import dev.agentrt.model.offline.OfflineModel;
+import dev.agentrt.model.springai.SpringAiModel;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
 /**
- * The {@link ModelPort}: the {@link OfflineModel} unless the application or a provider's
- * auto-configuration (ordered before this one) defines another.
+ * The {@link ModelPort}: a {@link ModelRouter} over the models of {@code agentrt.models} (and the
+ * short form {@code agentrt.model}), checked at start-up, unless the application defines its own
+ * port. With nothing configured it routes every request to the {@link OfflineModel}.
  */
 @AutoConfiguration
+@EnableConfigurationProperties({ModelsProperties.class, ShortForm.class})
 public class ModelAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean(ModelPort.class)
-  ModelPort offlineModel() {
-    return new OfflineModel();
+  ModelRouter modelRouter(ModelsProperties configured, ShortForm shortForm) {
+    ModelsProperties models = configured.with(shortForm);
+    models.check();
+    Map<String, ModelPort> ports = new LinkedHashMap<>();
+    models.definitions().forEach((name, definition) -> ports.put(name, port(definition)));
+    return new ModelRouter(ports, models.defaultModel());
+  }
+
+  private static ModelPort port(Definition definition) {
+    return switch (definition.provider()) {
+      case "openai" -> SpringAiModel.openAi(definition);
+      case "anthropic" -> SpringAiModel.anthropic(definition);
+      case "offline" -> new OfflineModel();
+      default -> throw new IllegalStateException("unknown provider " + definition.provider());
+    };
   }
 }

@@ -29,14 +29,32 @@ public final class ModelRetries {
   private final Duration backoff;
   private final Duration timeout;
   private final Clock clock;
+  private final Sleeper sleeper;
+
+  /** Waits between attempts; {@link Thread#sleep(Duration)} outside tests. */
+  @FunctionalInterface
+  public interface Sleeper {
+    void sleep(Duration duration) throws InterruptedException;
+  }
 
   public ModelRetries(
       ModelPort model, int attempts, Duration backoff, Duration timeout, Clock clock) {
+    this(model, attempts, backoff, timeout, clock, Thread::sleep);
+  }
+
+  public ModelRetries(
+      ModelPort model,
+      int attempts,
+      Duration backoff,
+      Duration timeout,
+      Clock clock,
+      Sleeper sleeper) {
     this.model = model;
     this.attempts = Math.max(1, attempts);
     this.backoff = backoff;
     this.timeout = timeout;
     this.clock = clock;
+    this.sleeper = sleeper;
   }
 
   /** Calls the model with retries, starting nothing after the deadline. */
@@ -90,12 +108,12 @@ public final class ModelRetries {
     }
   }
 
-  private static void sleep(Duration duration) {
+  private void sleep(Duration duration) {
     if (duration.isNegative() || duration.isZero()) {
       return;
     }
     try {
-      Thread.sleep(duration);
+      sleeper.sleep(duration);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting to call the model again", e);
