@@ -75,6 +75,56 @@ class PipelineIT {
   }
 
   @Test
+  void everyModelTurnsTokensAreSummedOnTheSubAgentTheTaskAndTheChat() {
+    String chatId = api.createChat();
+
+    api.postMessage(chatId, "Research Kafka and MongoDB");
+
+    String taskId =
+        awaitTask(chatId, t -> t.path("status").asString().equals("success")).path("id").asString();
+    JsonNode answer = awaitMessages(chatId, m -> m.size() == 2).get(1);
+    await()
+        .atMost(RUN_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              JsonNode details = api.get("/api/tasks/" + taskId).body();
+              List<JsonNode> turns =
+                  list(details.path("messages")).stream()
+                      .filter(m -> m.path("role").asString().equals("assistant"))
+                      .toList();
+              assertThat(turns).hasSize(3);
+              long prompt = sum(turns, "promptTokens");
+              long completion = sum(turns, "completionTokens");
+              assertThat(prompt).isPositive();
+              assertThat(completion).isPositive();
+              JsonNode subAgent = details.path("subAgent").path("usage");
+              assertThat(subAgent.path("promptTokens").asLong()).isEqualTo(prompt);
+              assertThat(subAgent.path("completionTokens").asLong()).isEqualTo(completion);
+              assertThat(subAgent.path("turns").asLong()).isEqualTo(3);
+              // The task's assistant messages: its sub-agent's turns and the chat's answer.
+              JsonNode finalAnswer =
+                  api.get("/api/chats/" + chatId + "/messages").body().path(1).path("usage");
+              assertThat(finalAnswer.path("promptTokens").asLong()).isPositive();
+              JsonNode task = details.path("task").path("usage");
+              assertThat(task.path("promptTokens").asLong())
+                  .isEqualTo(prompt + finalAnswer.path("promptTokens").asLong());
+              assertThat(task.path("completionTokens").asLong())
+                  .isEqualTo(completion + finalAnswer.path("completionTokens").asLong());
+              assertThat(task.path("turns").asLong()).isEqualTo(4);
+              JsonNode chat = api.get("/api/chats/" + chatId).body().path("usage");
+              assertThat(chat.path("promptTokens").asLong())
+                  .as("the decision counts on the chat too")
+                  .isGreaterThan(task.path("promptTokens").asLong());
+              assertThat(chat.path("turns").asLong()).isEqualTo(5);
+            });
+    assertThat(answer.path("taskId").asString()).isEqualTo(taskId);
+  }
+
+  private static long sum(List<JsonNode> messages, String field) {
+    return messages.stream().mapToLong(m -> m.path("usage").path(field).asLong()).sum();
+  }
+
+  @Test
   void aTaskWithoutASubjectAsksThePersonAndTheAnswerResumesTheSameSubAgent() {
     String chatId = api.createChat();
 

@@ -32,7 +32,11 @@ public final class AgentCatalog {
     this.agents = agents;
   }
 
-  /** Reads an agents file: {@code agents: [{name, description, systemPrompt, tools, maxSteps}]}. */
+  /**
+   * Reads an agents file: {@code agents: [{name, description, systemPrompt, tools, maxSteps,
+   * model}]}. Whether a {@code model} names a configured model is checked by the services that know
+   * the models.
+   */
   public static AgentCatalog read(InputStream yaml, String source) {
     JsonNode root;
     try {
@@ -112,6 +116,15 @@ public final class AgentCatalog {
         throw new InvalidAgentsException(where + " lists an unknown tool '" + tool + "'");
       }
     }
-    return new AgentDefinition(name, description, prompt, List.copyOf(tools), maxSteps);
+    JsonNode modelNode = node.get("model");
+    String model = null;
+    if (modelNode != null && !modelNode.isNull()) {
+      model = modelNode.isString() ? modelNode.asString().strip() : "";
+      if (model.isEmpty()) {
+        throw new InvalidAgentsException(
+            where + ": model must be the name of a configured model, or left out for the default");
+      }
+    }
+    return new AgentDefinition(name, description, prompt, List.copyOf(tools), maxSteps, model);
   }
 }

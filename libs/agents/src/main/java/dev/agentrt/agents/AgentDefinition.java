@@ -1,12 +1,20 @@
 package dev.agentrt.agents;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An agent as the agents file declares it.
  *
  * @param tools the tools it may call (besides {@code ask_user}, which every agent has)
  * @param maxSteps the most model turns one run of it may take
+ * @param model the name of the configured model its turns use unless the task names one, or null
+ *     for the default model
  */
 public record AgentDefinition(
-    String name, String description, String systemPrompt, List<String> tools, int maxSteps) {}
+    String name,
+    String description,
+    String systemPrompt,
+    List<String> tools,
+    int maxSteps,
+    @Nullable String model) {}

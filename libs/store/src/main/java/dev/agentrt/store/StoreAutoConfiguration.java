@@ -4,7 +4,10 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
-/** The shared collections' indexes, and the conversation store every service appends to. */
+/**
+ * The shared collections' indexes, the conversation store every service appends to, and the counter
+ * of model turns' tokens.
+ */
 @AutoConfiguration
 public class StoreAutoConfiguration {
 
@@ -16,5 +19,10 @@ public class StoreAutoConfiguration {
   @Bean
   SubAgentConversations subAgentConversations(MongoTemplate mongo) {
     return new SubAgentConversations(mongo);
+  }
+
+  @Bean
+  UsageCounter usageCounter(MongoTemplate mongo) {
+    return new UsageCounter(mongo);
   }
 }

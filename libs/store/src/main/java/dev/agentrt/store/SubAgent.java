@@ -2,11 +2,16 @@ package dev.agentrt.store;
 
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
+import org.springframework.data.annotation.PersistenceCreator;
 import org.springframework.data.mongodb.core.mapping.Document;
 import org.springframework.data.mongodb.core.mapping.FieldType;
 import org.springframework.data.mongodb.core.mapping.MongoId;
 
-/** An agent instance working on one task, with its own conversation. */
+/**
+ * An agent instance working on one task, with its own conversation.
+ *
+ * @param usage its stored model turns (its assistant messages)
+ */
 @Document(Collections.SUB_AGENTS)
 public record SubAgent(
     @MongoId(FieldType.STRING) String id,
@@ -16,8 +21,25 @@ public record SubAgent(
     SubAgentStatus status,
     long messageCount,
     @Nullable Turn turn,
+    @Nullable Usage usage,
     Instant createdAt,
     Instant updatedAt) {
+
+  @PersistenceCreator
+  public SubAgent {}
+
+  public SubAgent(
+      String id,
+      String taskId,
+      String chatId,
+      String agent,
+      SubAgentStatus status,
+      long messageCount,
+      @Nullable Turn turn,
+      Instant createdAt,
+      Instant updatedAt) {
+    this(id, taskId, chatId, agent, status, messageCount, turn, null, createdAt, updatedAt);
+  }
 
   /**
    * The model turn in progress: it answers the messages up to {@code seq} and is held until {@code

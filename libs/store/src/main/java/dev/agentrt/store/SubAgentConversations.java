@@ -25,14 +25,40 @@ public class SubAgentConversations {
     this.mongo = mongo;
   }
 
-  /** A message to append: everything but its place in the conversation. */
+  /**
+   * A message to append: everything but its place in the conversation.
+   *
+   * @param model on the model's answer, the model asked for the turn (null: the default model)
+   * @param usage on the model's answer, the tokens of the turn
+   */
   public record NewMessage(
       String id,
       String role,
       @Nullable String content,
       List<RequestedToolCall> toolCalls,
       @Nullable String toolCallId,
-      List<OutboxEntry> outbox) {}
+      @Nullable String model,
+      @Nullable TurnUsage usage,
+      List<OutboxEntry> outbox) {
+
+    /** A message no model wrote. */
+    public NewMessage(
+        String id,
+        String role,
+        @Nullable String content,
+        List<RequestedToolCall> toolCalls,
+        @Nullable String toolCallId,
+        List<OutboxEntry> outbox) {
+      this(id, role, content, toolCalls, toolCallId, null, null, outbox);
+    }
+  }
+
+  /**
+   * The stored message, and whether this call stored it: false when it was appended before (a
+   * repeated outcome, a redelivered event), so that what must happen once per message (counting its
+   * tokens) happens once.
+   */
+  public record Appended(SubAgentMessage message, boolean inserted) {}
 
   /**
    * Appends the message unless one with its id is already there.
@@ -40,9 +66,17 @@ public class SubAgentConversations {
    * @return the stored message: the new one, or the one appended earlier with the same id
    */
   public SubAgentMessage append(SubAgent subAgent, NewMessage message, Instant now) {
+    return appendIfAbsent(subAgent, message, now).message();
+  }
+
+  /**
+   * Appends the message unless one with its id is already there, saying which happened. Of two
+   * concurrent appends of the same message exactly one reports {@code inserted}.
+   */
+  public Appended appendIfAbsent(SubAgent subAgent, NewMessage message, Instant now) {
     SubAgentMessage existing = mongo.findById(message.id(), SubAgentMessage.class);
     if (existing != null) {
-      return existing;
+      return new Appended(existing, false);
     }
     SubAgent counted =
         mongo.findAndModify(
@@ -64,12 +98,14 @@ public class SubAgentConversations {
             message.content(),
             message.toolCalls(),
             message.toolCallId(),
+            message.model(),
+            message.usage(),
             now,
             message.outbox());
     try {
-      return mongo.insert(stored);
+      return new Appended(mongo.insert(stored), true);
     } catch (DuplicateKeyException appendedMeanwhile) {
-      return mongo.findById(message.id(), SubAgentMessage.class);
+      return new Appended(mongo.findById(message.id(), SubAgentMessage.class), false);
     }
   }
 

@@ -12,10 +12,12 @@ import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
+import dev.agentrt.store.Task;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -91,8 +93,9 @@ class AgentLoop {
   private void runTurn(SubAgent subAgent, AgentDefinition agent, ConversationState conversation) {
     long seq = conversation.lastSeq();
     try {
-      ModelReply reply = model.call(request(agent, conversation));
-      recorder.apply(subAgent, recorder.storeAnswer(subAgent, seq, reply));
+      String modelName = modelFor(subAgent, agent);
+      ModelReply reply = model.call(request(agent, conversation, modelName));
+      recorder.apply(subAgent, recorder.storeAnswer(subAgent, seq, reply, modelName));
     } catch (ModelException e) {
       recorder.fail(subAgent, seq, "model_error", e.getMessage());
     } catch (RuntimeException e) {
@@ -107,11 +110,21 @@ class AgentLoop {
     wake(subAgent.id()); // a message may have arrived while the model was thinking
   }
 
-  private ModelRequest request(AgentDefinition agent, ConversationState conversation) {
+  /**
+   * The model of the turn: the task's (chosen for the message or the chat that started it), else
+   * the agent's; null asks for the default model.
+   */
+  private @Nullable String modelFor(SubAgent subAgent, AgentDefinition agent) {
+    Task task = mongo.findById(subAgent.taskId(), Task.class);
+    return task != null && task.model() != null ? task.model() : agent.model();
+  }
+
+  private ModelRequest request(
+      AgentDefinition agent, ConversationState conversation, @Nullable String modelName) {
     List<ModelMessage> messages =
         conversation.modelContext().stream().map(AgentLoop::toModel).toList();
     return new ModelRequest(
-        ModelRequest.Purpose.AGENT_TURN, messages, ToolCatalog.forAgent(agent), null);
+        ModelRequest.Purpose.AGENT_TURN, messages, ToolCatalog.forAgent(agent), null, modelName);
   }
 
   private static ModelMessage toModel(SubAgentMessage m) {

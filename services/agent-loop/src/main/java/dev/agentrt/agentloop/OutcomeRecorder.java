@@ -10,11 +10,13 @@ import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.model.ModelReply;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.Chat;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
+import dev.agentrt.store.SubAgentConversations.Appended;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
@@ -22,10 +24,13 @@ import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
+import dev.agentrt.store.TurnUsage;
+import dev.agentrt.store.UsageCounter;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -38,6 +43,7 @@ import org.springframework.stereotype.Component;
  * derives from the turn: that write is the turn's commit point, so a turn whose answer is stored is
  * never asked of the model again. Its consequences (tool calls to run, statuses, task events) are
  * applied by conditional updates that can be repeated after a crash without doing anything twice.
+ * The turn's tokens are counted once, by the write that inserts the answer.
  */
 @Component
 class OutcomeRecorder {
@@ -46,21 +52,33 @@ class OutcomeRecorder {
   private final SubAgentConversations conversations;
   private final Outbox outbox;
   private final EventCodec codec;
+  private final UsageCounter usage;
   private final Clock clock = Clock.systemUTC();
 
   OutcomeRecorder(
-      MongoTemplate mongo, SubAgentConversations conversations, Outbox outbox, EventCodec codec) {
+      MongoTemplate mongo,
+      SubAgentConversations conversations,
+      Outbox outbox,
+      EventCodec codec,
+      UsageCounter usage) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.outbox = outbox;
     this.codec = codec;
+    this.usage = usage;
   }
 
   /**
    * Stores the model's answer to the messages up to {@code answeredSeq}: the tool-call documents
-   * ({@code pending}) first, then the assistant message that announces them.
+   * ({@code pending}) first, then the assistant message that announces them, with the model asked
+   * and the turn's tokens. The write that inserts the message adds its tokens to the sums of the
+   * sub-agent, the task and the chat; storing the same answer again (the turn taken again after its
+   * lease expired, say) finds it stored and counts nothing.
+   *
+   * @param model the model asked (null: the default model)
    */
-  SubAgentMessage storeAnswer(SubAgent subAgent, long answeredSeq, ModelReply reply) {
+  SubAgentMessage storeAnswer(
+      SubAgent subAgent, long answeredSeq, ModelReply reply, @Nullable String model) {
     Instant now = clock.instant();
     String messageId = Ids.derived(subAgent.id(), "answer-" + answeredSeq);
     List<RequestedToolCall> calls = callsToRecord(reply);
@@ -82,10 +100,29 @@ class OutcomeRecorder {
                   subAgent.chatId(),
                   call.name())));
     }
-    return conversations.append(
-        subAgent,
-        new NewMessage(messageId, SubAgentMessage.ASSISTANT, reply.content(), calls, null, events),
-        now);
+    TurnUsage tokens =
+        reply.usage() == null
+            ? TurnUsage.NONE
+            : new TurnUsage(reply.usage().promptTokens(), reply.usage().completionTokens());
+    Appended stored =
+        conversations.appendIfAbsent(
+            subAgent,
+            new NewMessage(
+                messageId,
+                SubAgentMessage.ASSISTANT,
+                reply.content(),
+                calls,
+                null,
+                model,
+                tokens,
+                events),
+            now);
+    if (stored.inserted()) {
+      usage.add(SubAgent.class, subAgent.id(), model, tokens, 1);
+      usage.add(Task.class, subAgent.taskId(), model, tokens, 1);
+      usage.add(Chat.class, subAgent.chatId(), model, tokens, 1);
+    }
+    return stored.message();
   }
 
   /** Carries out what a stored answer decided; safe to repeat. */

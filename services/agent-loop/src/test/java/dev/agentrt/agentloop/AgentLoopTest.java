@@ -10,9 +10,12 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.Topics;
+import dev.agentrt.model.ModelReply;
+import dev.agentrt.model.ModelRequest;
 import dev.agentrt.model.ModelToolCall;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.store.Chat;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
@@ -23,6 +26,9 @@ import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
+import dev.agentrt.store.TurnUsage;
+import dev.agentrt.store.Usage;
+import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.ScriptedModel;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayInputStream;
@@ -65,6 +71,10 @@ class AgentLoopTest {
                   systemPrompt: You research.
                   tools: [search_docs, read_doc]
                   maxSteps: 3
+                - name: writer
+                  description: Writes.
+                  systemPrompt: You write.
+                  model: agent-model
               """
                   .getBytes(StandardCharsets.UTF_8)),
           "test agents");
@@ -120,18 +130,23 @@ class AgentLoopTest {
             conversations,
             AGENTS,
             new ModelCaller(model, properties, new SimpleMeterRegistry()),
-            new OutcomeRecorder(mongo, conversations, outbox, codec),
+            new OutcomeRecorder(mongo, conversations, outbox, codec, new UsageCounter(mongo)),
             properties,
             Executors.newVirtualThreadPerTaskExecutor());
+    startSubAgent("researcher", null);
+  }
+
+  private void startSubAgent(String agent, String taskModel) {
     Instant now = Instant.now();
     String taskId = UUID.randomUUID().toString();
+    String chatId = mongo.insert(new Chat(UUID.randomUUID().toString(), "test", now)).id();
     subAgent =
         mongo.insert(
             new SubAgent(
                 Ids.derived(taskId, "sub-agent"),
                 taskId,
-                "chat-1",
-                "researcher",
+                chatId,
+                agent,
                 SubAgentStatus.active,
                 0,
                 null,
@@ -140,12 +155,14 @@ class AgentLoopTest {
     mongo.insert(
         new Task(
             taskId,
-            "chat-1",
+            chatId,
             Task.TYPE_AGENT,
-            "researcher",
+            agent,
             "Research Kafka",
+            taskModel,
             TaskStatus.running,
             subAgent.id(),
+            null,
             null,
             null,
             now,
@@ -314,6 +331,90 @@ class AgentLoopTest {
     await().until(() -> task().status() == TaskStatus.failed);
     assertThat(task().error()).contains("3 steps");
     assertThat(model.requests()).hasSize(3);
+  }
+
+  @Test
+  void theTurnAsksTheTasksModelBeforeTheAgentsAndTheAgentsBeforeTheDefault() {
+    model.replies("Done.", "Done.", "Done.", "Done.");
+
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    startSubAgent("writer", null);
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    startSubAgent("writer", "chat-model");
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    startSubAgent("researcher", "message-model");
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+
+    assertThat(model.requests())
+        .extracting(ModelRequest::model)
+        .containsExactly(null, "agent-model", "chat-model", "message-model");
+    assertThat(lastMessage().model()).isEqualTo("message-model");
+  }
+
+  @Test
+  void eachStoredTurnsTokensAreOnItsMessageAndSummedOnTheSubAgentTheTaskAndTheChat() {
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .then(
+            () ->
+                new ModelReply(
+                    "Kafka is a log.", List.of(), new ModelReply.Usage(300, 40), "stop", 1));
+    loop.wake(subAgent.id());
+    await().until(this::lastMessage, m -> m.role().equals("assistant"));
+    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    List<SubAgentMessage> answers =
+        conversations.messages(subAgent.id()).stream()
+            .filter(m -> m.role().equals("assistant"))
+            .toList();
+    assertThat(answers)
+        .extracting(SubAgentMessage::usage)
+        .containsExactly(new TurnUsage(10, 10), new TurnUsage(300, 40));
+    assertThat(answers).extracting(SubAgentMessage::model).containsOnlyNulls();
+    Usage expected = new Usage(310, 50, 2, null);
+    assertThat(sums(subAgent().usage())).isEqualTo(expected);
+    assertThat(sums(task().usage())).isEqualTo(expected);
+    assertThat(sums(chat().usage())).isEqualTo(expected);
+    assertThat(chat().usage().byModel()).containsOnlyKeys((String) null);
+  }
+
+  @Test
+  void anOutcomeAppliedTwiceOrATurnStoredAgainCountsItsTokensOnce() {
+    model.replies("Done.");
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    SubAgentMessage answer = lastMessage();
+    OutcomeRecorder recorder =
+        new OutcomeRecorder(
+            mongo, conversations, outbox, new EventCodec(), new UsageCounter(mongo));
+
+    loop.wake(subAgent.id()); // a redelivered event: the answer's outcome is applied again
+    recorder.apply(subAgent(), answer);
+    SubAgentMessage again =
+        recorder.storeAnswer(
+            subAgent(), answer.seq() - 1, ScriptedModel.reply("Done again.", List.of()), null);
+
+    assertThat(again).isEqualTo(answer);
+    assertThat(model.requests()).hasSize(1);
+    Usage once = new Usage(10, 10, 1, null);
+    assertThat(sums(subAgent().usage())).isEqualTo(once);
+    assertThat(sums(task().usage())).isEqualTo(once);
+    assertThat(sums(chat().usage())).isEqualTo(once);
+  }
+
+  private static Usage sums(Usage usage) {
+    return new Usage(usage.promptTokens(), usage.completionTokens(), usage.turns(), null);
+  }
+
+  private Chat chat() {
+    return mongo.findById(subAgent.chatId(), Chat.class);
   }
 
   private void append(String role, String content, String toolCallId) {

@@ -9,14 +9,18 @@ import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
 import dev.agentrt.model.ModelRetries;
 import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.Task;
+import dev.agentrt.store.TurnUsage;
+import dev.agentrt.store.UsageCounter;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DuplicateKeyException;
@@ -30,7 +34,9 @@ import org.springframework.stereotype.Component;
  * Writes the chat's answer for a finished task: the model turns the outcome into words for the
  * person; when the model fails, a plain answer made from the outcome itself. The answer's id
  * derives from the event, and an answer already stored is returned without asking the model again.
- * The caller publishes its outbox.
+ * The caller publishes its outbox. The model asked is the task's ({@code Task.model}; null: the
+ * default model); the tokens of its reply are stored on the answer and, by the write that inserts
+ * it, added to the chat's and the task's sums: once per answer, however often the event comes.
  */
 @Component
 class FinalAnswers {
@@ -52,10 +58,15 @@ class FinalAnswers {
   private final ModelRetries model;
   private final EventCodec codec;
   private final FinalizerProperties properties;
+  private final UsageCounter usage;
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
   FinalAnswers(
-      MongoTemplate mongo, ModelPort model, EventCodec codec, FinalizerProperties properties) {
+      MongoTemplate mongo,
+      ModelPort model,
+      EventCodec codec,
+      FinalizerProperties properties,
+      UsageCounter usage) {
     this.mongo = mongo;
     this.model =
         new ModelRetries(
@@ -66,6 +77,7 @@ class FinalAnswers {
             clock);
     this.codec = codec;
     this.properties = properties;
+    this.usage = usage;
   }
 
   ChatMessage write(TaskOutcome outcome) {
@@ -78,35 +90,59 @@ class FinalAnswers {
     if (task == null) {
       throw new IllegalStateException("task " + outcome.taskId() + " is not stored");
     }
-    String content = fromModel(task, outcome);
+    Answer answer = fromModel(task, outcome);
     Instant now = clock.instant();
     ChatMessageAdded added =
         new ChatMessageAdded(
             Ids.derived(id, "added"), now, outcome.chatId(), id, ChatMessage.ASSISTANT, task.id());
+    ChatMessage stored;
     try {
-      return mongo.insert(
-          new ChatMessage(
-              id,
-              outcome.chatId(),
-              ChatMessage.ASSISTANT,
-              content,
-              task.id(),
-              now,
-              List.of(OutboxEntry.of(added, codec))));
+      stored =
+          mongo.insert(
+              new ChatMessage(
+                  id,
+                  outcome.chatId(),
+                  ChatMessage.ASSISTANT,
+                  answer.content(),
+                  task.id(),
+                  task.model(),
+                  answer.usage(),
+                  now,
+                  List.of(OutboxEntry.of(added, codec))));
     } catch (DuplicateKeyException writtenMeanwhile) {
       return mongo.findById(id, ChatMessage.class);
     }
+    if (answer.usage() != null) {
+      usage.add(Chat.class, outcome.chatId(), task.model(), answer.usage(), 1);
+      usage.add(Task.class, task.id(), task.model(), answer.usage(), 1);
+    }
+    return stored;
   }
 
-  private String fromModel(Task task, TaskOutcome outcome) {
+  /**
+   * The answer's text, and the tokens of the model's reply (null when the model did not reply and
+   * the answer was written without it).
+   */
+  private record Answer(String content, @Nullable TurnUsage usage) {}
+
+  private Answer fromModel(Task task, TaskOutcome outcome) {
+    TurnUsage tokens = null;
     try {
       ModelReply reply =
           model.complete(
               new ModelRequest(
-                  ModelRequest.Purpose.FINAL_ANSWER, prompt(task, outcome), List.of(), null),
+                  ModelRequest.Purpose.FINAL_ANSWER,
+                  prompt(task, outcome),
+                  List.of(),
+                  null,
+                  task.model()),
               clock.instant().plus(properties.answerDeadline()));
+      tokens =
+          reply.usage() == null
+              ? TurnUsage.NONE
+              : new TurnUsage(reply.usage().promptTokens(), reply.usage().completionTokens());
       if (reply.content() != null && !reply.content().isBlank()) {
-        return reply.content().strip();
+        return new Answer(reply.content().strip(), tokens);
       }
       log.error("the model wrote an empty answer for task {}; writing it plainly", task.id());
     } catch (ModelException e) {
@@ -115,7 +151,7 @@ class FinalAnswers {
           task.id(),
           e.getMessage());
     }
-    return plainAnswer(task, outcome);
+    return new Answer(plainAnswer(task, outcome), tokens);
   }
 
   /** The system message, the chat's last messages, and the task's outcome. */

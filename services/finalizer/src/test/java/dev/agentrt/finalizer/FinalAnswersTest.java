@@ -9,16 +9,21 @@ import dev.agentrt.events.TaskFailed;
 import dev.agentrt.model.ModelMessage;
 import dev.agentrt.model.ModelRequest;
 import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.store.TurnUsage;
+import dev.agentrt.store.Usage;
+import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.ScriptedModel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -63,7 +68,9 @@ class FinalAnswersTest {
             model,
             CODEC,
             new FinalizerProperties(
-                6, 3, Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30)));
+                6, 3, Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30)),
+            new UsageCounter(mongo));
+    mongo.insert(new Chat(CHAT, "test", T0));
     mongo.insert(chatMessage("m-1", ChatMessage.USER, "Hello", 1));
     mongo.insert(chatMessage("m-2", ChatMessage.ASSISTANT, "Hi! What shall I research?", 2));
     mongo.insert(chatMessage("m-3", ChatMessage.USER, "Research Kafka", 3));
@@ -202,6 +209,64 @@ class FinalAnswersTest {
     assertThat(messages).hasSize(1 + 6 + 1);
     assertThat(messages.get(1)).isEqualTo(ModelMessage.user("message 7"));
     assertThat(messages.get(6)).isEqualTo(ModelMessage.user("message 12"));
+  }
+
+  @Test
+  void asksTheTasksModelAndCountsTheAnswersTokensOnTheChatAndTheTaskOnce() {
+    mongo.save(withModel(task, "task-model"));
+    model.replies("Kafka is a distributed log.");
+    TaskCompleted completed = completed("Kafka is a distributed log.");
+
+    ChatMessage answer = answers.write(TaskOutcome.of(completed));
+    ChatMessage again = answers.write(TaskOutcome.of(completed));
+
+    assertThat(again).isEqualTo(answer);
+    assertThat(model.requests()).extracting(ModelRequest::model).containsExactly("task-model");
+    assertThat(answer.model()).isEqualTo("task-model");
+    assertThat(answer.usage()).isEqualTo(new TurnUsage(10, 10));
+    Usage once = new Usage(10, 10, 1, Map.of("task-model", new Usage.ModelTokens(10, 10, 1)));
+    assertThat(mongo.findById(CHAT, Chat.class).usage()).isEqualTo(once);
+    assertThat(mongo.findById("task-1", Task.class).usage()).isEqualTo(once);
+  }
+
+  @Test
+  void aTaskWithoutAModelIsAnsweredByTheDefaultModel() {
+    model.replies("Done.");
+
+    ChatMessage answer = answers.write(TaskOutcome.of(completed("A log.")));
+
+    assertThat(model.requests().getFirst().model()).isNull();
+    assertThat(answer.model()).isNull();
+    assertThat(mongo.findById("task-1", Task.class).usage().turns()).isEqualTo(1);
+  }
+
+  @Test
+  void anAnswerWrittenWithoutTheModelCountsNoTokens() {
+    model.fails(ScriptedModel.permanentFailure());
+
+    ChatMessage answer = answers.write(TaskOutcome.of(failed("the index is unreachable")));
+
+    assertThat(answer.usage()).isNull();
+    assertThat(mongo.findById(CHAT, Chat.class).usage()).isNull();
+    assertThat(mongo.findById("task-1", Task.class).usage()).isNull();
+  }
+
+  private static Task withModel(Task t, String model) {
+    return new Task(
+        t.id(),
+        t.chatId(),
+        t.type(),
+        t.agent(),
+        t.instruction(),
+        model,
+        t.status(),
+        t.subAgentId(),
+        t.result(),
+        t.error(),
+        t.usage(),
+        t.createdAt(),
+        t.updatedAt(),
+        t.outbox());
   }
 
   private static ChatMessage chatMessage(String id, String role, String content, int second) {

@@ -1,5 +1,7 @@
 package dev.agentrt.orchestrator.chat;
 
+import dev.agentrt.orchestrator.models.ModelNames;
+import dev.agentrt.orchestrator.models.Pricing;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import jakarta.validation.Valid;
@@ -27,28 +29,68 @@ class ChatController {
 
   private final Chats chats;
   private final ChatTasks tasks;
+  private final ModelNames models;
+  private final Pricing pricing;
 
-  ChatController(Chats chats, ChatTasks tasks) {
+  ChatController(Chats chats, ChatTasks tasks, ModelNames models, Pricing pricing) {
     this.chats = chats;
     this.tasks = tasks;
+    this.models = models;
+    this.pricing = pricing;
   }
 
-  record NewChat(@Nullable @Size(max = 200) String title) {}
+  /**
+   * @param model a configured model for the chat's decisions and the tasks it starts; absent: each
+   *     agent's model, else the default
+   */
+  record NewChat(@Nullable @Size(max = 200) String title, @Nullable String model) {}
 
-  record NewMessage(@NotBlank @Size(max = MAX_CONTENT_LENGTH) String content) {}
+  /**
+   * @param model a configured model for this message's decision and the task it starts, over the
+   *     chat's
+   */
+  record NewMessage(
+      @NotBlank @Size(max = MAX_CONTENT_LENGTH) String content, @Nullable String model) {}
 
   record Created(String id) {}
 
-  record ChatView(String id, String title, Instant createdAt) {
-    static ChatView of(Chat chat) {
-      return new ChatView(chat.id(), chat.title(), chat.createdAt());
+  /**
+   * @param usage every stored model turn of the chat: decisions, sub-agents' turns, final answers
+   */
+  record ChatView(
+      String id, String title, @Nullable String model, Instant createdAt, UsageView usage) {
+    static ChatView of(Chat chat, Pricing pricing) {
+      return new ChatView(
+          chat.id(),
+          chat.title(),
+          chat.model(),
+          chat.createdAt(),
+          UsageView.of(chat.usage(), pricing));
     }
   }
 
+  /**
+   * @param model on the person's message, the model they chose for it; on an answer the model
+   *     wrote, the model asked (absent: the default)
+   * @param usage on an answer the model wrote, the tokens of the turns behind it
+   */
   record MessageView(
-      String id, String role, String content, @Nullable String taskId, Instant createdAt) {
-    static MessageView of(ChatMessage m) {
-      return new MessageView(m.id(), m.role(), m.content(), m.taskId(), m.createdAt());
+      String id,
+      String role,
+      String content,
+      @Nullable String taskId,
+      @Nullable String model,
+      UsageView.@Nullable Turn usage,
+      Instant createdAt) {
+    static MessageView of(ChatMessage m, Pricing pricing) {
+      return new MessageView(
+          m.id(),
+          m.role(),
+          m.content(),
+          m.taskId(),
+          m.model(),
+          UsageView.Turn.of(m.model(), m.usage(), pricing),
+          m.createdAt());
     }
   }
 
@@ -56,36 +98,46 @@ class ChatController {
   @ResponseStatus(HttpStatus.CREATED)
   Created createChat(@Valid @RequestBody(required = false) @Nullable NewChat body) {
     String title = body == null || body.title() == null ? "New chat" : body.title();
-    return new Created(chats.create(title).id());
+    String model = known(body == null ? null : body.model());
+    return new Created(chats.create(title, model).id());
   }
 
   @GetMapping
   List<ChatView> listChats() {
-    return chats.all().stream().map(ChatView::of).toList();
+    return chats.all().stream().map(chat -> ChatView.of(chat, pricing)).toList();
   }
 
   @GetMapping("/{chatId}")
   ChatView chat(@PathVariable String chatId) {
-    return ChatView.of(existing(chatId));
+    return ChatView.of(existing(chatId), pricing);
   }
 
   @PostMapping("/{chatId}/messages")
   @ResponseStatus(HttpStatus.ACCEPTED)
   Created postMessage(@PathVariable String chatId, @Valid @RequestBody NewMessage body) {
     existing(chatId);
-    return new Created(chats.postUserMessage(chatId, body.content()).id());
+    String model = known(body.model());
+    return new Created(chats.postUserMessage(chatId, body.content(), model).id());
   }
 
   @GetMapping("/{chatId}/messages")
   List<MessageView> messages(@PathVariable String chatId) {
     existing(chatId);
-    return chats.messages(chatId).stream().map(MessageView::of).toList();
+    return chats.messages(chatId).stream().map(m -> MessageView.of(m, pricing)).toList();
   }
 
   @GetMapping("/{chatId}/tasks")
   List<TaskView> tasks(@PathVariable String chatId) {
     existing(chatId);
-    return tasks.ofChat(chatId).stream().map(TaskView::of).toList();
+    return tasks.ofChat(chatId).stream().map(t -> TaskView.of(t, pricing)).toList();
+  }
+
+  /** A model a request names must be configured: refused with the names there are. */
+  private @Nullable String known(@Nullable String model) {
+    if (model != null && !models.knows(model)) {
+      throw new ResponseStatusException(HttpStatus.BAD_REQUEST, models.unknown(model));
+    }
+    return model;
   }
 
   private Chat existing(String chatId) {

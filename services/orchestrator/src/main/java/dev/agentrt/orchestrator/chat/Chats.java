@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.domain.Sort;
@@ -39,8 +40,11 @@ class Chats {
     this.clock = Clock.systemUTC();
   }
 
-  Chat create(String title) {
-    return mongo.insert(new Chat(Ids.fresh(), title, clock.instant()));
+  /**
+   * @param model the chat's model (null: the agents' or the default), already checked
+   */
+  Chat create(String title, @Nullable String model) {
+    return mongo.insert(new Chat(Ids.fresh(), title, model, clock.instant(), null));
   }
 
   Optional<Chat> find(String chatId) {
@@ -52,10 +56,11 @@ class Chats {
   }
 
   /**
-   * Stores the person's message with the event that announces it. When the broker is not reachable
-   * right now the message is still accepted: the outbox relay publishes it later.
+   * Stores the person's message, with the model chosen for it (null: the chat's), and the event
+   * that announces it. When the broker is not reachable right now the message is still accepted:
+   * the outbox relay publishes it later.
    */
-  ChatMessage postUserMessage(String chatId, String content) {
+  ChatMessage postUserMessage(String chatId, String content, @Nullable String model) {
     String id = Ids.fresh();
     Instant now = clock.instant();
     OutboxEntry added =
@@ -63,7 +68,8 @@ class Chats {
             new ChatMessageAdded(Ids.fresh(), now, chatId, id, ChatMessage.USER, null), codec);
     ChatMessage message =
         mongo.insert(
-            new ChatMessage(id, chatId, ChatMessage.USER, content, null, now, List.of(added)));
+            new ChatMessage(
+                id, chatId, ChatMessage.USER, content, null, model, null, now, List.of(added)));
     try {
       outbox.publish(Collections.CHAT_MESSAGES, id, message.outbox());
     } catch (OutboxPublishException e) {

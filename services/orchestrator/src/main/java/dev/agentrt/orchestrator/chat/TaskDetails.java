@@ -1,5 +1,6 @@
 package dev.agentrt.orchestrator.chat;
 
+import dev.agentrt.orchestrator.models.Pricing;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
@@ -22,10 +23,12 @@ class TaskDetails {
 
   private final MongoTemplate mongo;
   private final SubAgentConversations conversations;
+  private final Pricing pricing;
 
-  TaskDetails(MongoTemplate mongo, SubAgentConversations conversations) {
+  TaskDetails(MongoTemplate mongo, SubAgentConversations conversations, Pricing pricing) {
     this.mongo = mongo;
     this.conversations = conversations;
+    this.pricing = pricing;
   }
 
   /**
@@ -39,19 +42,29 @@ class TaskDetails {
       List<MessageView> messages,
       List<ToolCallView> toolCalls) {}
 
+  /**
+   * @param usage its turns: the sum of its assistant messages' usage
+   */
   record SubAgentView(
       String id,
       String agent,
       String status,
       long messageCount,
+      UsageView usage,
       Instant createdAt,
       Instant updatedAt) {}
 
+  /**
+   * @param model on an assistant message, the model asked for its turn (absent: the default)
+   * @param usage on an assistant message, the tokens of its turn
+   */
   record MessageView(
       String role,
       @Nullable String content,
       @Nullable List<ToolCallRequest> toolCalls,
-      @Nullable String toolCallId) {}
+      @Nullable String toolCallId,
+      @Nullable String model,
+      UsageView.@Nullable Turn usage) {}
 
   /** A tool call inside an assistant message: the model's id, the tool, its arguments (JSON). */
   record ToolCallRequest(String id, String name, String arguments) {}
@@ -79,10 +92,10 @@ class TaskDetails {
     SubAgent subAgent =
         task.subAgentId() == null ? null : mongo.findById(task.subAgentId(), SubAgent.class);
     if (subAgent == null) {
-      return Optional.of(new View(TaskView.of(task), null, List.of(), List.of()));
+      return Optional.of(new View(TaskView.of(task, pricing), null, List.of(), List.of()));
     }
     List<MessageView> messages =
-        conversations.messages(subAgent.id()).stream().map(TaskDetails::message).toList();
+        conversations.messages(subAgent.id()).stream().map(this::message).toList();
     List<ToolCallView> toolCalls =
         mongo
             .find(
@@ -94,19 +107,20 @@ class TaskDetails {
             .toList();
     return Optional.of(
         new View(
-            TaskView.of(task),
+            TaskView.of(task, pricing),
             new SubAgentView(
                 subAgent.id(),
                 subAgent.agent(),
                 subAgent.status().name(),
                 subAgent.messageCount(),
+                UsageView.of(subAgent.usage(), pricing),
                 subAgent.createdAt(),
                 subAgent.updatedAt()),
             messages,
             toolCalls));
   }
 
-  private static MessageView message(SubAgentMessage m) {
+  private MessageView message(SubAgentMessage m) {
     List<RequestedToolCall> calls = m.toolCalls() == null ? List.of() : m.toolCalls();
     return new MessageView(
         m.role(),
@@ -116,7 +130,9 @@ class TaskDetails {
             : calls.stream()
                 .map(c -> new ToolCallRequest(c.id(), c.name(), c.arguments()))
                 .toList(),
-        m.toolCallId());
+        m.toolCallId(),
+        m.model(),
+        UsageView.Turn.of(m.model(), m.usage(), pricing));
   }
 
   private static ToolCallView toolCall(ToolCall c) {

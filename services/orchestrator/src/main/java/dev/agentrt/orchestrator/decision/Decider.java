@@ -6,10 +6,12 @@ import dev.agentrt.model.ModelPort;
 import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
 import dev.agentrt.model.ModelRetries;
+import dev.agentrt.store.TurnUsage;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -60,17 +62,43 @@ class Decider {
     return reader.schema();
   }
 
-  Decision decide(List<ModelMessage> prompt, Check check) {
+  /**
+   * The decision, with the tokens of the model's replies: the first, and the repair's when there
+   * was one. A call that failed has no reply and counts nothing.
+   */
+  record Decided(Decision decision, TurnUsage usage, int turns) {
+
+    Decided plus(ModelReply reply) {
+      return new Decided(decision, usage.plus(tokens(reply)), turns + 1);
+    }
+
+    Decided with(Decision other) {
+      return new Decided(other, usage, turns);
+    }
+
+    private static TurnUsage tokens(ModelReply reply) {
+      return reply.usage() == null
+          ? TurnUsage.NONE
+          : new TurnUsage(reply.usage().promptTokens(), reply.usage().completionTokens());
+    }
+  }
+
+  /**
+   * @param modelName the model to ask (null: the default model)
+   */
+  Decided decide(List<ModelMessage> prompt, @Nullable String modelName, Check check) {
     Instant deadline = clock.instant().plus(properties.decisionDeadline());
+    Decided spent = new Decided(new Decision.Answer(APOLOGY_MODEL_FAILED), TurnUsage.NONE, 0);
     ModelReply first;
     try {
-      first = model.complete(request(prompt), deadline);
+      first = model.complete(request(prompt, modelName), deadline);
     } catch (ModelException e) {
       log.error("the model failed to decide, answering with an apology: {}", e.getMessage());
-      return new Decision.Answer(APOLOGY_MODEL_FAILED);
+      return spent;
     }
+    spent = spent.plus(first);
     try {
-      return valid(first, check);
+      return spent.with(valid(first, check));
     } catch (InvalidDecisionException invalid) {
       log.warn("invalid decision, asking the model to repair it: {}", invalid.getMessage());
       List<ModelMessage> repair = new ArrayList<>(prompt);
@@ -84,18 +112,19 @@ class Decider {
                   + reader.schema()));
       ModelReply second;
       try {
-        second = model.complete(request(repair), deadline);
+        second = model.complete(request(repair, modelName), deadline);
       } catch (ModelException e) {
         log.error("the model failed to repair its decision: {}", e.getMessage());
-        return new Decision.Answer(APOLOGY_MODEL_FAILED);
+        return spent.with(new Decision.Answer(APOLOGY_MODEL_FAILED));
       }
+      spent = spent.plus(second);
       try {
-        return valid(second, check);
+        return spent.with(valid(second, check));
       } catch (InvalidDecisionException stillInvalid) {
         log.error(
             "the repaired decision is still invalid, answering with an apology: {}",
             stillInvalid.getMessage());
-        return new Decision.Answer(APOLOGY_INVALID);
+        return spent.with(new Decision.Answer(APOLOGY_INVALID));
       }
     }
   }
@@ -106,8 +135,12 @@ class Decider {
     return decision;
   }
 
-  private ModelRequest request(List<ModelMessage> messages) {
+  private ModelRequest request(List<ModelMessage> messages, @Nullable String modelName) {
     return new ModelRequest(
-        ModelRequest.Purpose.DECISION, List.copyOf(messages), List.of(), reader.schema());
+        ModelRequest.Purpose.DECISION,
+        List.copyOf(messages),
+        List.of(),
+        reader.schema(),
+        modelName);
   }
 }

@@ -8,19 +8,23 @@ import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.model.ModelMessage;
+import dev.agentrt.orchestrator.decision.Decider.Decided;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
+import dev.agentrt.store.SubAgentConversations.Appended;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.store.UsageCounter;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -31,6 +35,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -51,7 +56,10 @@ import org.springframework.stereotype.Component;
  * </ol>
  *
  * Every outcome is one document whose id derives from the person's message, written with its event
- * in its outbox; the caller publishes it. Statuses then move by conditional updates.
+ * in its outbox; the caller publishes it. Statuses then move by conditional updates. The model that
+ * decides is the one chosen for the message, else for the chat (null: the default); a task the
+ * decision starts keeps it ({@code Task.model}). The decision's tokens are added to the chat's sums
+ * by the write that inserts its outcome, so a redelivered message counts nothing again.
  */
 @Component
 class Orchestrator {
@@ -73,6 +81,7 @@ class Orchestrator {
   private final Decider decider;
   private final EventCodec codec;
   private final OrchestratorProperties properties;
+  private final UsageCounter usage;
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
   Orchestrator(
@@ -81,13 +90,15 @@ class Orchestrator {
       AgentCatalog agents,
       Decider decider,
       EventCodec codec,
-      OrchestratorProperties properties) {
+      OrchestratorProperties properties,
+      UsageCounter usage) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.agents = agents;
     this.decider = decider;
     this.codec = codec;
     this.properties = properties;
+    this.usage = usage;
   }
 
   Publication handle(ChatMessageAdded added) {
@@ -97,7 +108,23 @@ class Orchestrator {
     }
     return storedOutcome(message)
         .or(() -> routeToWaitingSubAgent(message))
-        .orElseGet(() -> carryOut(message, decide(message)));
+        .orElseGet(
+            () -> {
+              String model = modelFor(message);
+              return carryOut(message, model, decide(message, model));
+            });
+  }
+
+  /**
+   * The model chosen for the message, else the one chosen for its chat; null for the default. It
+   * makes the decision and goes on the task the decision starts.
+   */
+  private @Nullable String modelFor(ChatMessage message) {
+    if (message.model() != null) {
+      return message.model();
+    }
+    Chat chat = mongo.findById(message.chatId(), Chat.class);
+    return chat == null ? null : chat.model();
   }
 
   // --- 0. handled before --------------------------------------------------------------------
@@ -187,7 +214,7 @@ class Orchestrator {
 
   // --- 2. the model's decision -------------------------------------------------------------
 
-  private Decision decide(ChatMessage message) {
+  private Decided decide(ChatMessage message, @Nullable String model) {
     List<Task> tasks =
         mongo.find(
             Query.query(Criteria.where("chatId").is(message.chatId()))
@@ -195,7 +222,7 @@ class Orchestrator {
             Task.class);
     List<AgentDefinition> available = agents.all();
     List<ModelMessage> prompt = DecisionPrompt.messages(available, tasks, history(message));
-    return decider.decide(prompt, decision -> check(decision, message.chatId(), tasks));
+    return decider.decide(prompt, model, decision -> check(decision, message.chatId(), tasks));
   }
 
   /** The chat's last messages up to this one, oldest first. */
@@ -265,21 +292,34 @@ class Orchestrator {
     }
   }
 
-  private Publication carryOut(ChatMessage message, Decision decision) {
-    return switch (decision) {
-      case Decision.Answer answer -> answer(message, answer.answer());
-      case Decision.NewTask newTask -> startTask(message, newTask);
-      case Decision.Reactivate reactivate -> followUp(message, reactivate);
-    };
+  /**
+   * Writes the decision's outcome. The write that inserts it adds the decision's tokens to the
+   * chat's sums; finding the outcome written meanwhile (a concurrent copy) counts nothing.
+   */
+  private Publication carryOut(ChatMessage message, @Nullable String model, Decided decided) {
+    Written written =
+        switch (decided.decision()) {
+          case Decision.Answer answer -> answer(message, model, decided, answer.answer());
+          case Decision.NewTask newTask -> startTask(message, model, newTask);
+          case Decision.Reactivate reactivate -> followUp(message, reactivate);
+        };
+    if (written.inserted()) {
+      usage.add(Chat.class, message.chatId(), model, decided.usage(), decided.turns());
+    }
+    return written.publication();
   }
 
-  private Publication answer(ChatMessage message, String text) {
+  /** An outcome's document to publish, and whether this decision inserted it. */
+  private record Written(Publication publication, boolean inserted) {}
+
+  private Written answer(
+      ChatMessage message, @Nullable String model, Decided decided, String text) {
     String id = Ids.derived(message.id(), ANSWER);
     Instant now = clock.instant();
     ChatMessageAdded added =
         new ChatMessageAdded(
             Ids.derived(id, "added"), now, message.chatId(), id, ChatMessage.ASSISTANT, null);
-    ChatMessage answer =
+    Inserted<ChatMessage> answer =
         insertOnce(
             new ChatMessage(
                 id,
@@ -287,14 +327,18 @@ class Orchestrator {
                 ChatMessage.ASSISTANT,
                 text,
                 null,
+                model,
+                decided.turns() == 0 ? null : decided.usage(),
                 now,
                 List.of(OutboxEntry.of(added, codec))),
             ChatMessage.class,
             id);
-    return new Publication(Collections.CHAT_MESSAGES, id, answer.outbox());
+    return new Written(
+        new Publication(Collections.CHAT_MESSAGES, id, answer.document().outbox()),
+        answer.inserted());
   }
 
-  private Publication startTask(ChatMessage message, Decision.NewTask newTask) {
+  private Written startTask(ChatMessage message, @Nullable String model, Decision.NewTask newTask) {
     String taskId = Ids.derived(message.id(), TASK);
     Instant now = clock.instant();
     TaskCreated created =
@@ -305,7 +349,7 @@ class Orchestrator {
             message.chatId(),
             newTask.agent(),
             newTask.instruction());
-    Task task =
+    Inserted<Task> task =
         insertOnce(
             new Task(
                 taskId,
@@ -313,7 +357,9 @@ class Orchestrator {
                 Task.TYPE_AGENT,
                 newTask.agent(),
                 newTask.instruction(),
+                model,
                 TaskStatus.created,
+                null,
                 null,
                 null,
                 null,
@@ -322,18 +368,19 @@ class Orchestrator {
                 List.of(OutboxEntry.of(created, codec))),
             Task.class,
             taskId);
-    return new Publication(Collections.TASKS, taskId, task.outbox());
+    return new Written(
+        new Publication(Collections.TASKS, taskId, task.document().outbox()), task.inserted());
   }
 
-  private Publication followUp(ChatMessage message, Decision.Reactivate reactivate) {
+  private Written followUp(ChatMessage message, Decision.Reactivate reactivate) {
     SubAgent subAgent = mongo.findById(reactivate.subAgentId(), SubAgent.class);
     if (subAgent == null) {
       throw new IllegalStateException("sub-agent " + reactivate.subAgentId() + " vanished");
     }
     String id = Ids.derived(message.id(), FOLLOW_UP);
     Instant now = clock.instant();
-    SubAgentMessage followUp =
-        conversations.append(
+    Appended followUp =
+        conversations.appendIfAbsent(
             subAgent,
             new NewMessage(
                 id,
@@ -343,7 +390,7 @@ class Orchestrator {
                 null,
                 List.of(messageAdded(subAgent, id, SubAgentMessage.USER, now))),
             now);
-    return wake(subAgent, followUp);
+    return new Written(wake(subAgent, followUp.message()), followUp.inserted());
   }
 
   /**
@@ -400,11 +447,14 @@ class Orchestrator {
         codec);
   }
 
-  private <T> T insertOnce(T document, Class<T> type, String id) {
+  /** The stored document, and whether this call inserted it. */
+  private record Inserted<T>(T document, boolean inserted) {}
+
+  private <T> Inserted<T> insertOnce(T document, Class<T> type, String id) {
     try {
-      return mongo.insert(document);
+      return new Inserted<>(mongo.insert(document), true);
     } catch (DuplicateKeyException writtenMeanwhile) {
-      return mongo.findById(id, type);
+      return new Inserted<>(mongo.findById(id, type), false);
     }
   }
 }

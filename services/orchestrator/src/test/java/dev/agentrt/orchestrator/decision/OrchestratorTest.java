@@ -15,6 +15,7 @@ import dev.agentrt.model.ModelRequest;
 import dev.agentrt.orchestrator.testing.Stored;
 import dev.agentrt.orchestrator.testing.Stored.Started;
 import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
@@ -24,6 +25,9 @@ import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.store.TurnUsage;
+import dev.agentrt.store.Usage;
+import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.ScriptedModel;
 import java.nio.charset.StandardCharsets;
@@ -78,7 +82,8 @@ class OrchestratorTest {
             AgentCatalog.fromClasspath("agents.yml"),
             new Decider(model, PROPERTIES),
             CODEC,
-            PROPERTIES);
+            PROPERTIES,
+            new UsageCounter(mongo));
     stored = new Stored(mongo);
   }
 
@@ -495,6 +500,108 @@ class OrchestratorTest {
             "\"tasks\":[{\"taskId\":\""
                 + Ids.derived(first.id(), "task")
                 + "\",\"agent\":\"researcher\",\"status\":\"created\"}]}");
+  }
+
+  // --- models and tokens ---
+
+  @Test
+  void decidesWithTheMessagesModelOverTheChatsAndTheTaskItStartsKeepsIt() {
+    stored.chat(CHAT, "chat-model");
+    ChatMessage first = stored.userMessage(CHAT, "Hello");
+    ChatMessage second = stored.userMessage(CHAT, "Research Kafka", "message-model");
+    model.replies(
+        "{\"action\":\"answer\",\"answer\":\"Hi\"}",
+        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+
+    orchestrator.handle(added(first));
+    orchestrator.handle(added(second));
+
+    assertThat(model.requests())
+        .extracting(ModelRequest::model)
+        .containsExactly("chat-model", "message-model");
+    assertThat(onlyAssistantMessage().model()).isEqualTo("chat-model");
+    assertThat(mongo.findAll(Task.class))
+        .singleElement()
+        .extracting(Task::model)
+        .isEqualTo("message-model");
+  }
+
+  @Test
+  void withoutAChosenModelTheDecisionAndTheTaskUseTheDefault() {
+    stored.chat(CHAT, null);
+    ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
+    model.replies(
+        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+
+    orchestrator.handle(added(research));
+
+    assertThat(model.requests().getFirst().model()).isNull();
+    assertThat(mongo.findAll(Task.class).getFirst().model()).isNull();
+  }
+
+  @Test
+  void theDecisionsTokensRepairIncludedCountOnTheChatOnceHoweverOftenTheMessageComes() {
+    stored.chat(CHAT, "chat-model");
+    ChatMessage hello = stored.userMessage(CHAT, "Hello");
+    model.replies("Sure!", "{\"action\":\"answer\",\"answer\":\"Hi\"}");
+
+    orchestrator.handle(added(hello));
+    orchestrator.handle(added(hello));
+
+    assertThat(model.requests()).hasSize(2);
+    assertThat(onlyAssistantMessage().usage()).isEqualTo(new TurnUsage(20, 20));
+    Usage usage = mongo.findById(CHAT, Chat.class).usage();
+    assertThat(usage.promptTokens()).isEqualTo(20);
+    assertThat(usage.completionTokens()).isEqualTo(20);
+    assertThat(usage.turns()).isEqualTo(2);
+    assertThat(usage.byModel()).containsOnlyKeys("chat-model");
+  }
+
+  @Test
+  void aDecisionThatStartsATaskCountsOnTheChatNotOnTheTask() {
+    stored.chat(CHAT, null);
+    ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
+    model.replies(
+        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+
+    orchestrator.handle(added(research));
+    orchestrator.handle(added(research));
+
+    assertThat(mongo.findById(CHAT, Chat.class).usage().turns()).isEqualTo(1);
+    assertThat(mongo.findAll(Task.class).getFirst().usage()).isNull();
+  }
+
+  @Test
+  void aFollowUpDecisionCountsOnTheChatOnce() {
+    stored.chat(CHAT, null);
+    Started earlier =
+        stored.startedTask(
+            CHAT, "Research Kafka", TaskStatus.success, SubAgentStatus.completed, "A log.");
+    stored.finishedConversation(earlier.subAgent(), "Research Kafka", "A log.");
+    ChatMessage also = stored.userMessage(CHAT, "Also MongoDB");
+    model.replies(
+        "{\"action\":\"reactivate\",\"subAgentId\":\""
+            + earlier.subAgent().id()
+            + "\",\"message\":\"MongoDB\"}");
+
+    orchestrator.handle(added(also));
+    orchestrator.handle(added(also));
+
+    assertThat(mongo.findById(CHAT, Chat.class).usage())
+        .extracting(Usage::promptTokens, Usage::turns)
+        .containsExactly(10L, 1L);
+  }
+
+  @Test
+  void aModelThatNeverRepliedCountsNothing() {
+    stored.chat(CHAT, null);
+    ChatMessage hello = stored.userMessage(CHAT, "Hello");
+    model.fails(ScriptedModel.permanentFailure());
+
+    orchestrator.handle(added(hello));
+
+    assertThat(onlyAssistantMessage().usage()).isNull();
+    assertThat(mongo.findById(CHAT, Chat.class).usage()).isNull();
   }
 
   // --- reading the stored state ---

@@ -1,6 +1,7 @@
 package dev.agentrt.orchestrator.testing;
 
 import dev.agentrt.events.ChatMessageAdded;
+import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RequestedToolCall;
@@ -13,6 +14,8 @@ import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
+import dev.agentrt.store.TurnUsage;
+import dev.agentrt.store.UsageCounter;
 import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -41,8 +44,19 @@ public final class Stored {
   }
 
   public ChatMessage userMessage(String chatId, String content) {
+    return userMessage(chatId, content, null);
+  }
+
+  /** The person's message, with the model they chose for it. */
+  public ChatMessage userMessage(String chatId, String content, @Nullable String model) {
     return mongo.insert(
-        new ChatMessage(Ids.fresh(), chatId, ChatMessage.USER, content, null, tick(), List.of()));
+        new ChatMessage(
+            Ids.fresh(), chatId, ChatMessage.USER, content, null, model, null, tick(), List.of()));
+  }
+
+  /** A chat, with the model chosen for it. */
+  public Chat chat(String chatId, @Nullable String model) {
+    return mongo.insert(new Chat(chatId, "test", model, tick(), null));
   }
 
   public ChatMessage assistantMessage(String chatId, String content) {
@@ -106,6 +120,32 @@ public final class Stored {
         subAgent,
         new NewMessage(Ids.fresh(), role, content, toolCalls, toolCallId, List.of()),
         tick());
+  }
+
+  /**
+   * The model's answer in a sub-agent's conversation with its turn's tokens, counted as agent-loop
+   * counts them: on the sub-agent, its task and its chat.
+   */
+  public SubAgentMessage modelAnswer(
+      SubAgent subAgent, String content, @Nullable String model, TurnUsage tokens) {
+    SubAgentMessage answer =
+        conversations.append(
+            subAgent,
+            new NewMessage(
+                Ids.fresh(),
+                SubAgentMessage.ASSISTANT,
+                content,
+                List.of(),
+                null,
+                model,
+                tokens,
+                List.of()),
+            tick());
+    UsageCounter usage = new UsageCounter(mongo);
+    usage.add(SubAgent.class, subAgent.id(), model, tokens, 1);
+    usage.add(Task.class, subAgent.taskId(), model, tokens, 1);
+    usage.add(Chat.class, subAgent.chatId(), model, tokens, 1);
+    return answer;
   }
 
   /** system, user (the instruction), assistant (the final answer): a finished run. */

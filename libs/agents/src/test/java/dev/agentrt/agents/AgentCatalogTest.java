@@ -1,0 +1,58 @@
+package dev.agentrt.agents;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The agents file: an agent may name the model its turns use. */
+class AgentCatalogTest {
+
+  @Test
+  void anAgentMayNameItsModel() {
+    AgentCatalog catalog =
+        read(
+            """
+            agents:
+              - name: researcher
+                description: Researches.
+                systemPrompt: You research.
+                model: gpt-4.1-mini
+              - name: coder
+                description: Codes.
+                systemPrompt: You code.
+            """);
+
+    assertThat(catalog.get("researcher").model()).isEqualTo("gpt-4.1-mini");
+    assertThat(catalog.get("coder").model()).as("the default model").isNull();
+  }
+
+  @Test
+  void aBlankModelStopsStartUpNamingTheAgent() {
+    assertThatThrownBy(
+            () ->
+                read(
+                    """
+                    agents:
+                      - name: researcher
+                        description: Researches.
+                        systemPrompt: You research.
+                        model: " "
+                    """))
+        .isInstanceOf(InvalidAgentsException.class)
+        .hasMessageContaining("agent 'researcher'")
+        .hasMessageContaining("model");
+  }
+
+  @Test
+  void theShippedAgentsUseTheDefaultModel() {
+    assertThat(AgentCatalog.fromClasspath("agents.yml").get("researcher").model()).isNull();
+  }
+
+  private static AgentCatalog read(String yaml) {
+    return AgentCatalog.read(
+        new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)), "test agents");
+  }
+}

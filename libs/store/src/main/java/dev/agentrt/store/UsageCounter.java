@@ -1,0 +1,67 @@
+package dev.agentrt.store;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
+
+/**
+ * Adds stored model turns to the {@link Usage} of a chat, task or sub-agent with one {@code $inc}
+ * per document. An {@code $inc} is not idempotent: call it exactly once per stored outcome, right
+ * after the write that stored it, and only when that write inserted it (not when it found the
+ * outcome stored before). A redelivered event or a repeated outcome then counts nothing twice.
+ */
+public class UsageCounter {
+
+  /** The key of the default model's share: turns that named no model. */
+  static final String DEFAULT_MODEL_KEY = "(default)";
+
+  private final MongoTemplate mongo;
+
+  public UsageCounter(MongoTemplate mongo) {
+    this.mongo = mongo;
+  }
+
+  /**
+   * Adds {@code turns} model turns that used these tokens, asked of {@code model} (null: the
+   * default model), to the document's sums. Nothing happens when the document does not exist.
+   */
+  public void add(
+      Class<?> document, String id, @Nullable String model, TurnUsage tokens, int turns) {
+    if (turns <= 0) {
+      return;
+    }
+    String share = "usage.models." + key(model) + ".";
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(id)),
+        new Update()
+            .inc("usage.promptTokens", tokens.promptTokens())
+            .inc("usage.completionTokens", tokens.completionTokens())
+            .inc("usage.turns", (long) turns)
+            .inc(share + "promptTokens", tokens.promptTokens())
+            .inc(share + "completionTokens", tokens.completionTokens())
+            .inc(share + "turns", (long) turns),
+        document);
+  }
+
+  /**
+   * A model's name as a field name: MongoDB paths split at dots and treat a leading {@code $} as an
+   * operator, so {@code %}, {@code .} and {@code $} are percent-encoded (and {@code (}, which no
+   * name then shares with the default model's key) ({@code gpt-4.1} → {@code gpt-4%2E1}).
+   */
+  static String key(@Nullable String model) {
+    if (model == null) {
+      return DEFAULT_MODEL_KEY;
+    }
+    return model.replace("%", "%25").replace(".", "%2E").replace("$", "%24").replace("(", "%28");
+  }
+
+  /** The model's name of a {@link #key}; null for the default model. */
+  static @Nullable String modelName(String key) {
+    if (DEFAULT_MODEL_KEY.equals(key)) {
+      return null;
+    }
+    return key.replace("%28", "(").replace("%24", "$").replace("%2E", ".").replace("%25", "%");
+  }
+}

@@ -1,0 +1,177 @@
+package dev.agentrt.orchestrator.chat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.orchestrator.models.Pricing;
+import dev.agentrt.orchestrator.testing.TestModels;
+import dev.agentrt.platform.messaging.EventPublisher;
+import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskStatus;
+import dev.agentrt.store.TurnUsage;
+import dev.agentrt.store.UsageCounter;
+import dev.agentrt.testing.InMemoryMongo;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
+
+/**
+ * The chat API over HTTP (MockMvc, no server): a model named for a chat or a message must be
+ * configured, and what the chats' and tasks' model turns used is readable, with its cost.
+ */
+class ChatControllerTest {
+
+  private static InMemoryMongo database;
+  private static MongoTemplate mongo;
+
+  private MockMvc http;
+
+  @BeforeAll
+  static void startMongo() {
+    database = InMemoryMongo.start();
+    mongo = database.template();
+  }
+
+  @AfterAll
+  static void stopMongo() {
+    database.close();
+  }
+
+  @BeforeEach
+  void api() {
+    database.clear();
+    EventPublisher noBroker =
+        new EventPublisher(null, "test") {
+          @Override
+          public CompletableFuture<?> send(OutboxEntry entry) {
+            return CompletableFuture.failedFuture(new IllegalStateException("no broker"));
+          }
+        };
+    var models = TestModels.named("offline", "fast");
+    Pricing pricing =
+        new Pricing(
+            Map.of("fast", new Pricing.Price(new BigDecimal("0.15"), new BigDecimal("0.60"))),
+            models);
+    ChatController controller =
+        new ChatController(
+            new Chats(mongo, new Outbox(noBroker, mongo), new EventCodec()),
+            new ChatTasks(mongo),
+            models,
+            pricing);
+    http = MockMvcBuilders.standaloneSetup(controller).setControllerAdvice(new ApiErrors()).build();
+  }
+
+  @Test
+  void refusesAChatWithAnUnknownModelNamingTheModelsThereAre() throws Exception {
+    http.perform(
+            post("/api/chats")
+                .contentType(MediaType.APPLICATION_JSON)
+                .content("{\"title\":\"t\",\"model\":\"gpt-9\"}"))
+        .andExpect(status().isBadRequest())
+        .andExpect(jsonPath("$.status").value(400))
+        .andExpect(
+            jsonPath("$.detail").value("unknown model 'gpt-9'; known models: [fast, offline]"));
+
+    assertThat(mongo.findAll(Chat.class)).isEmpty();
+  }
+
+  @Test
+  void refusesAMessageWithAnUnknownModelAndStoresNothing() throws Exception {
+    mongo.insert(new Chat("chat-1", "t", Instant.now()));
+
+    http.perform(
+            post("/api/chats/chat-1/messages")
+                .contentType(MediaType.APPLICATION_JSON)
+                .content("{\"content\":\"Research Kafka\",\"model\":\"gpt-9\"}"))
+        .andExpect(status().isBadRequest())
+        .andExpect(
+            jsonPath("$.detail").value("unknown model 'gpt-9'; known models: [fast, offline]"));
+
+    assertThat(mongo.findAll(ChatMessage.class)).isEmpty();
+  }
+
+  @Test
+  void storesTheModelChosenForTheChatAndForAMessage() throws Exception {
+    String body =
+        http.perform(
+                post("/api/chats")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .content("{\"title\":\"t\",\"model\":\"fast\"}"))
+            .andExpect(status().isCreated())
+            .andReturn()
+            .getResponse()
+            .getContentAsString();
+    String chatId = body.replaceAll(".*\"id\":\"([^\"]+)\".*", "$1");
+
+    http.perform(
+            post("/api/chats/" + chatId + "/messages")
+                .contentType(MediaType.APPLICATION_JSON)
+                .content("{\"content\":\"Research Kafka\",\"model\":\"offline\"}"))
+        .andExpect(status().isAccepted());
+
+    assertThat(mongo.findById(chatId, Chat.class).model()).isEqualTo("fast");
+    assertThat(mongo.findAll(ChatMessage.class))
+        .singleElement()
+        .extracting(ChatMessage::model)
+        .isEqualTo("offline");
+    http.perform(get("/api/chats/" + chatId))
+        .andExpect(status().isOk())
+        .andExpect(jsonPath("$.model").value("fast"))
+        .andExpect(jsonPath("$.usage.promptTokens").value(0))
+        .andExpect(jsonPath("$.usage.turns").value(0));
+    http.perform(get("/api/chats/" + chatId + "/messages"))
+        .andExpect(jsonPath("$[0].model").value("offline"));
+  }
+
+  @Test
+  void showsTheChatsAndTheTasksUsageWithTheirCost() throws Exception {
+    mongo.insert(new Chat("chat-1", "t", "fast", Instant.now(), null));
+    mongo.insert(
+        new Task(
+            "task-1",
+            "chat-1",
+            Task.TYPE_AGENT,
+            "researcher",
+            "Research Kafka",
+            TaskStatus.success,
+            "sub-1",
+            "A log.",
+            null,
+            Instant.now(),
+            Instant.now(),
+            List.of()));
+    UsageCounter usage = new UsageCounter(mongo);
+    usage.add(Chat.class, "chat-1", "fast", new TurnUsage(1_000, 100), 1);
+    usage.add(Chat.class, "chat-1", "fast", new TurnUsage(3_000, 400), 2);
+    usage.add(Task.class, "task-1", "fast", new TurnUsage(3_000, 400), 2);
+
+    http.perform(get("/api/chats"))
+        .andExpect(jsonPath("$[0].usage.promptTokens").value(4_000))
+        .andExpect(jsonPath("$[0].usage.completionTokens").value(500))
+        .andExpect(jsonPath("$[0].usage.turns").value(3))
+        .andExpect(jsonPath("$[0].usage.costUsd").value(0.0009));
+    http.perform(get("/api/chats/chat-1")).andExpect(jsonPath("$.usage.costUsd").value(0.0009));
+    http.perform(get("/api/chats/chat-1/tasks"))
+        .andExpect(jsonPath("$[0].usage.promptTokens").value(3_000))
+        .andExpect(jsonPath("$[0].usage.turns").value(2))
+        .andExpect(jsonPath("$[0].usage.costUsd").value(0.00069));
+  }
+}
