@@ -1,6 +1,7 @@
 package dev.agentrt.orchestrator.models;
 
 import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.model.ModelRouter;
 import java.util.Map;
 import java.util.Set;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -15,29 +16,23 @@ import org.springframework.core.env.Environment;
 @Configuration
 class ModelsConfiguration {
 
-  static final String OFFLINE = "offline";
-
-  /**
-   * For now exactly the offline model, the default. To be wired to the model router ({@code
-   * dev.agentrt.model.ModelRouter}: its {@code knows}, {@code names} and {@code defaultModel}) once
-   * it exists.
-   */
+  /** The names the model router knows: the configured models, {@code offline} always among them. */
   @Bean
-  ModelNames modelNames() {
+  ModelNames modelNames(ModelRouter router) {
     return new ModelNames() {
       @Override
       public boolean knows(String name) {
-        return OFFLINE.equals(name);
+        return router.knows(name);
       }
 
       @Override
       public Set<String> names() {
-        return Set.of(OFFLINE);
+        return router.names();
       }
 
       @Override
       public String defaultName() {
-        return OFFLINE;
+        return router.defaultModel();
       }
     };
   }
