@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,10 +23,21 @@ final class RunningServices implements AutoCloseable {
 
   static RunningServices start(
       String label, List<String> services, String kafkaBootstrap, String mongoUri) {
+    return start(label, services, kafkaBootstrap, mongoUri, Map.of());
+  }
+
+  /** With more environment for every service, e.g. which model to use. */
+  static RunningServices start(
+      String label,
+      List<String> services,
+      String kafkaBootstrap,
+      String mongoUri,
+      Map<String, String> moreEnv) {
     Path repoRoot = Path.of(System.getProperty("agentrt.repo.root", ".."));
     Path logs = repoRoot.resolve("system-tests/target/service-logs").resolve(label);
-    Map<String, String> env =
-        Map.of("KAFKA_BOOTSTRAP_SERVERS", kafkaBootstrap, "MONGODB_URI", mongoUri);
+    Map<String, String> env = new HashMap<>(moreEnv);
+    env.put("KAFKA_BOOTSTRAP_SERVERS", kafkaBootstrap);
+    env.put("MONGODB_URI", mongoUri);
     RunningServices running = new RunningServices();
     try {
       for (String service : services) {

@@ -16,8 +16,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("agentrt.agent-loop")
 record AgentLoopProperties(
-    @DefaultValue("3") int modelAttempts,
+    @DefaultValue("5") int modelAttempts,
     @DefaultValue("1s") Duration modelBackoff,
-    @DefaultValue("120s") Duration modelTimeout,
+    @DefaultValue("60s") Duration modelTimeout,
     @DefaultValue("10m") Duration turnLease,
     @DefaultValue("5s") Duration sweepInterval) {}

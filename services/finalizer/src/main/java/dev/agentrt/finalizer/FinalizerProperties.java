@@ -18,7 +18,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("agentrt.finalizer")
 record FinalizerProperties(
     @DefaultValue("6") int historySize,
-    @DefaultValue("3") int modelAttempts,
+    @DefaultValue("5") int modelAttempts,
     @DefaultValue("1s") Duration modelBackoff,
     @DefaultValue("60s") Duration modelTimeout,
     @DefaultValue("150s") Duration answerDeadline) {}
