@@ -33,9 +33,9 @@ public final class AgentCatalog {
   }
 
   /**
-   * Reads an agents file: {@code agents: [{name, description, systemPrompt, tools, maxSteps,
-   * model}]}. Whether a {@code model} names a configured model is checked by the services that know
-   * the models.
+   * Reads an agents file: {@code agents: [{name, description, systemPrompt, tools, maxSteps, model,
+   * outputSchema}]}. Whether a {@code model} names a configured model is checked by the services
+   * that know the models.
    */
   public static AgentCatalog read(InputStream yaml, String source) {
     JsonNode root;
@@ -125,6 +125,15 @@ public final class AgentCatalog {
             where + ": model must be the name of a configured model, or left out for the default");
       }
     }
-    return new AgentDefinition(name, description, prompt, List.copyOf(tools), maxSteps, model);
+    JsonNode schemaNode = node.get("outputSchema");
+    String outputSchema = null;
+    if (schemaNode != null && !schemaNode.isNull()) {
+      if (!schemaNode.isObject()) {
+        throw new InvalidAgentsException(where + ": outputSchema must be a JSON Schema object");
+      }
+      outputSchema = schemaNode.toString();
+    }
+    return new AgentDefinition(
+        name, description, prompt, List.copyOf(tools), maxSteps, model, outputSchema);
   }
 }

@@ -10,6 +10,8 @@ import org.jspecify.annotations.Nullable;
  * @param maxSteps the most model turns one run of it may take
  * @param model the name of the configured model its turns use unless the task names one, or null
  *     for the default model
+ * @param outputSchema a JSON Schema (as JSON text) its final answer must satisfy, or null for free
+ *     text
  */
 public record AgentDefinition(
     String name,
@@ -17,4 +19,5 @@ public record AgentDefinition(
     String systemPrompt,
     List<String> tools,
     int maxSteps,
-    @Nullable String model) {}
+    @Nullable String model,
+    @Nullable String outputSchema) {}

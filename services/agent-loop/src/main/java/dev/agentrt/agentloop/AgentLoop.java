@@ -37,11 +37,15 @@ class AgentLoop {
 
   private static final Logger log = LoggerFactory.getLogger(AgentLoop.class);
 
+  /** Repair turns a final answer that breaks the output schema gets before the run fails. */
+  static final int MAX_REPAIRS = 2;
+
   private final MongoTemplate mongo;
   private final SubAgentConversations conversations;
   private final AgentCatalog agents;
   private final ModelCaller model;
   private final OutcomeRecorder recorder;
+  private final OutputSchemaCheck outputs;
   private final AgentLoopProperties properties;
   private final Executor turns;
   private final Clock clock = Clock.systemUTC();
@@ -52,6 +56,7 @@ class AgentLoop {
       AgentCatalog agents,
       ModelCaller model,
       OutcomeRecorder recorder,
+      OutputSchemaCheck outputs,
       AgentLoopProperties properties,
       Executor turns) {
     this.mongo = mongo;
@@ -59,6 +64,7 @@ class AgentLoop {
     this.agents = agents;
     this.model = model;
     this.recorder = recorder;
+    this.outputs = outputs;
     this.properties = properties;
     this.turns = turns;
   }
@@ -69,14 +75,14 @@ class AgentLoop {
       return;
     }
     ConversationState conversation = new ConversationState(conversations.messages(subAgent.id()));
+    AgentDefinition agent = agents.get(subAgent.agent());
     if (conversation.lastAnswer().isPresent()) {
-      recorder.apply(subAgent, conversation.lastAnswer().get());
+      settle(subAgent, agent, conversation, conversation.lastAnswer().get());
       return;
     }
     if (!conversation.awaitsModelTurn()) {
       return;
     }
-    AgentDefinition agent = agents.get(subAgent.agent());
     if (conversation.stepsThisRun() >= agent.maxSteps()) {
       recorder.fail(
           subAgent,
@@ -95,7 +101,7 @@ class AgentLoop {
     try {
       String modelName = modelFor(subAgent, agent);
       ModelReply reply = model.call(request(agent, conversation, modelName));
-      recorder.apply(subAgent, recorder.storeAnswer(subAgent, seq, reply, modelName));
+      settle(subAgent, agent, conversation, recorder.storeAnswer(subAgent, seq, reply, modelName));
     } catch (ModelException e) {
       recorder.fail(subAgent, seq, "model_error", e.getMessage());
     } catch (RuntimeException e) {
@@ -108,6 +114,37 @@ class AgentLoop {
     }
     releaseTurn(subAgent, seq);
     wake(subAgent.id()); // a message may have arrived while the model was thinking
+  }
+
+  /**
+   * Carries out a stored answer. A final answer that breaks the agent's output schema is sent back
+   * for repair, twice at most; a third such answer fails the run with {@code validation_error}.
+   */
+  private void settle(
+      SubAgent subAgent,
+      AgentDefinition agent,
+      ConversationState conversation,
+      SubAgentMessage answer) {
+    if (agent.outputSchema() != null
+        && TurnOutcome.of(answer) instanceof TurnOutcome.FinalAnswer finalAnswer) {
+      List<String> problems = outputs.problems(agent.outputSchema(), finalAnswer.answer());
+      if (!problems.isEmpty()) {
+        if (conversation.repairsThisRun() < MAX_REPAIRS) {
+          recorder.askForRepair(subAgent, answer, problems, agent.outputSchema());
+        } else {
+          recorder.fail(
+              subAgent,
+              answer.seq(),
+              "validation_error",
+              "the final answer still breaks the output schema after "
+                  + MAX_REPAIRS
+                  + " repairs: "
+                  + String.join("; ", problems));
+        }
+        return;
+      }
+    }
+    recorder.apply(subAgent, answer);
   }
 
   /**
@@ -124,7 +161,11 @@ class AgentLoop {
     List<ModelMessage> messages =
         conversation.modelContext().stream().map(AgentLoop::toModel).toList();
     return new ModelRequest(
-        ModelRequest.Purpose.AGENT_TURN, messages, ToolCatalog.forAgent(agent), null, modelName);
+        ModelRequest.Purpose.AGENT_TURN,
+        messages,
+        ToolCatalog.forAgent(agent),
+        agent.outputSchema(),
+        modelName);
   }
 
   private static ModelMessage toModel(SubAgentMessage m) {

@@ -20,6 +20,7 @@ class AgentLoopConfiguration {
       AgentCatalog agents,
       ModelCaller model,
       OutcomeRecorder recorder,
+      OutputSchemaCheck outputs,
       AgentLoopProperties properties) {
     return new AgentLoop(
         mongo,
@@ -27,6 +28,7 @@ class AgentLoopConfiguration {
         agents,
         model,
         recorder,
+        outputs,
         properties,
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("turn-", 0).factory()));
   }

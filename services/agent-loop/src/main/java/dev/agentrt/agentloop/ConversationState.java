@@ -16,6 +16,10 @@ import java.util.stream.Collectors;
  */
 record ConversationState(List<SubAgentMessage> messages) {
 
+  /** How a repair request starts: the loop's own user message, not the person's. */
+  static final String REPAIR_PROMPT =
+      "Your final answer does not satisfy the required output schema.";
+
   /** The last message, when it is the model's: its outcome may still need applying. */
   Optional<SubAgentMessage> lastAnswer() {
     return last().filter(m -> SubAgentMessage.ASSISTANT.equals(m.role()));
@@ -81,13 +85,36 @@ record ConversationState(List<SubAgentMessage> messages) {
     return last().map(SubAgentMessage::seq).orElse(0L);
   }
 
-  /** Model turns taken since the person last spoke to the agent: the steps of this run. */
+  /**
+   * Model turns taken since the person last spoke to the agent: the steps of this run, repair turns
+   * included.
+   */
   int stepsThisRun() {
-    int lastUser = lastIndexOf(SubAgentMessage.USER);
     return (int)
-        messages.subList(Math.max(lastUser, 0), messages.size()).stream()
-            .filter(m -> SubAgentMessage.ASSISTANT.equals(m.role()))
-            .count();
+        sinceThePersonSpoke().filter(m -> SubAgentMessage.ASSISTANT.equals(m.role())).count();
+  }
+
+  /** Repairs of a final answer asked for in this run. */
+  int repairsThisRun() {
+    return (int) sinceThePersonSpoke().filter(ConversationState::isRepairRequest).count();
+  }
+
+  private java.util.stream.Stream<SubAgentMessage> sinceThePersonSpoke() {
+    int lastSpoke = -1;
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      SubAgentMessage m = messages.get(i);
+      if (SubAgentMessage.USER.equals(m.role()) && !isRepairRequest(m)) {
+        lastSpoke = i;
+        break;
+      }
+    }
+    return messages.subList(Math.max(lastSpoke, 0), messages.size()).stream();
+  }
+
+  private static boolean isRepairRequest(SubAgentMessage m) {
+    return SubAgentMessage.USER.equals(m.role())
+        && m.content() != null
+        && m.content().startsWith(REPAIR_PROMPT);
   }
 
   private Optional<SubAgentMessage> last() {

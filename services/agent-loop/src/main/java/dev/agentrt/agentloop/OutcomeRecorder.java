@@ -3,6 +3,7 @@ package dev.agentrt.agentloop;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.Event;
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.events.TaskCompleted;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.events.TaskWaiting;
@@ -161,6 +162,46 @@ class OutcomeRecorder {
                 finalAnswer.answer()));
       }
     }
+  }
+
+  /**
+   * Asks the model to correct a final answer that breaks the agent's output schema: a user message
+   * with the problems, the answer and the schema, which wakes the loop for a repair turn.
+   */
+  void askForRepair(
+      SubAgent subAgent, SubAgentMessage answer, List<String> problems, String schema) {
+    Instant now = clock.instant();
+    String messageId = Ids.derived(answer.id(), "repair");
+    String request =
+        ConversationState.REPAIR_PROMPT
+            + "\nWhat is wrong:\n- "
+            + String.join("\n- ", problems)
+            + "\nYour answer was:\n"
+            + answer.content()
+            + "\nThe schema:\n"
+            + schema
+            + "\nReply with only the corrected JSON.";
+    SubAgentMessage repair =
+        conversations.append(
+            subAgent,
+            new NewMessage(
+                messageId,
+                SubAgentMessage.USER,
+                request,
+                List.of(),
+                null,
+                List.of(
+                    entry(
+                        new SubAgentMessageAdded(
+                            Ids.derived(messageId, "added"),
+                            now,
+                            subAgent.id(),
+                            subAgent.taskId(),
+                            subAgent.chatId(),
+                            messageId,
+                            SubAgentMessage.USER)))),
+            now);
+    outbox.publish(Collections.SUB_AGENT_MESSAGES, repair.id(), repair.outbox());
   }
 
   /**

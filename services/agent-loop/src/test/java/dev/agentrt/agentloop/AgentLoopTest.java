@@ -10,6 +10,7 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.Topics;
+import dev.agentrt.model.ModelMessage;
 import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
 import dev.agentrt.model.ModelToolCall;
@@ -75,6 +76,15 @@ class AgentLoopTest {
                   description: Writes.
                   systemPrompt: You write.
                   model: agent-model
+                - name: extractor
+                  description: Extracts facts as JSON.
+                  systemPrompt: You extract.
+                  outputSchema:
+                    type: object
+                    required: [subject, facts]
+                    properties:
+                      subject: {type: string}
+                      facts: {type: array, items: {type: string}}
               """
                   .getBytes(StandardCharsets.UTF_8)),
           "test agents");
@@ -131,6 +141,7 @@ class AgentLoopTest {
             AGENTS,
             new ModelCaller(model, properties, new SimpleMeterRegistry()),
             new OutcomeRecorder(mongo, conversations, outbox, codec, new UsageCounter(mongo)),
+            new OutputSchemaCheck(),
             properties,
             Executors.newVirtualThreadPerTaskExecutor());
     startSubAgent("researcher", null);
@@ -407,6 +418,41 @@ class AgentLoopTest {
     assertThat(sums(subAgent().usage())).isEqualTo(once);
     assertThat(sums(task().usage())).isEqualTo(once);
     assertThat(sums(chat().usage())).isEqualTo(once);
+  }
+
+  @Test
+  void aFinalAnswerThatBreaksTheOutputSchemaIsRepairedAndTheRepairCountsAsATurn() {
+    startSubAgent("extractor", null);
+    model.replies("Kafka is a log.", "{\"subject\":\"Kafka\",\"facts\":[\"a log\"]}");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(task().result()).isEqualTo("{\"subject\":\"Kafka\",\"facts\":[\"a log\"]}");
+    assertThat(model.requests()).hasSize(2);
+    assertThat(model.requests().getFirst().responseSchema()).contains("\"facts\"");
+    ModelMessage repair = model.requests().get(1).messages().getLast();
+    assertThat(repair.role()).isEqualTo("user");
+    assertThat(repair.content())
+        .startsWith(ConversationState.REPAIR_PROMPT)
+        .contains("the answer is not JSON")
+        .contains("Kafka is a log.")
+        .contains("\"required\"");
+    assertThat(sums(task().usage()).turns()).isEqualTo(2);
+  }
+
+  @Test
+  void aFinalAnswerStillBreakingTheSchemaAfterTwoRepairsFailsWithValidationError() {
+    startSubAgent("extractor", null);
+    model.replies("not json", "{\"subject\":\"Kafka\"}", "{\"facts\":\"one\"}");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.failed);
+    assertThat(model.requests()).hasSize(3);
+    assertThat(task().error()).contains("after 2 repairs").contains("field 'subject'");
+    assertThat(lastMessage().content()).contains("validation_error");
+    assertThat(subAgent().status()).isEqualTo(SubAgentStatus.failed);
   }
 
   private static Usage sums(Usage usage) {
