@@ -17,12 +17,16 @@ public class StoreIndexes implements InitializingBean {
 
   @Override
   public void afterPropertiesSet() {
-    mongo
-        .indexOps(Collections.CHAT_MESSAGES)
-        .createIndex(new Index().on("chatId", Sort.Direction.ASC).on("_id", Sort.Direction.ASC));
-    mongo
-        .indexOps(Collections.TASKS)
-        .createIndex(new Index().on("chatId", Sort.Direction.ASC).on("_id", Sort.Direction.ASC));
+    // A chat's messages and tasks are read in creation order.
+    for (String collection : new String[] {Collections.CHAT_MESSAGES, Collections.TASKS}) {
+      mongo
+          .indexOps(collection)
+          .createIndex(
+              new Index()
+                  .on("chatId", Sort.Direction.ASC)
+                  .on("createdAt", Sort.Direction.ASC)
+                  .on("_id", Sort.Direction.ASC));
+    }
     mongo
         .indexOps(Collections.SUB_AGENTS)
         .createIndex(new Index().on("taskId", Sort.Direction.ASC).unique());
