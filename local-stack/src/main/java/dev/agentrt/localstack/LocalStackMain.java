@@ -222,7 +222,9 @@ public final class LocalStackMain {
 
   private void printReady(List<ServiceProcess> services, String kafka, String mongo, Path logs) {
     say("ready in %s", sinceStart());
-    say("  %-13s http://localhost:%d", "UI/API", services.getFirst().httpPort());
+    say(
+        "  %-13s http://localhost:%d/api/chats  (API docs: /swagger-ui.html)",
+        "chat API", services.getFirst().httpPort());
     for (ServiceProcess service : services) {
       say(
           "  %-13s http://localhost:%-5d log %s",
