@@ -24,7 +24,7 @@ import org.springframework.stereotype.Component;
 
 /** Chats and the person's messages: stored first, then announced through the outbox. */
 @Component
-class Chats {
+public class Chats {
 
   private static final Logger log = LoggerFactory.getLogger(Chats.class);
 
@@ -33,7 +33,7 @@ class Chats {
   private final EventCodec codec;
   private final Clock clock;
 
-  Chats(MongoTemplate mongo, Outbox outbox, EventCodec codec) {
+  public Chats(MongoTemplate mongo, Outbox outbox, EventCodec codec) {
     this.mongo = mongo;
     this.outbox = outbox;
     this.codec = codec;
@@ -43,11 +43,11 @@ class Chats {
   /**
    * @param model the chat's model (null: the agents' or the default), already checked
    */
-  Chat create(String title, @Nullable String model) {
+  public Chat create(String title, @Nullable String model) {
     return mongo.insert(new Chat(Ids.fresh(), title, model, clock.instant(), null));
   }
 
-  Optional<Chat> find(String chatId) {
+  public Optional<Chat> find(String chatId) {
     return Optional.ofNullable(mongo.findById(chatId, Chat.class));
   }
 
@@ -60,7 +60,7 @@ class Chats {
    * that announces it. When the broker is not reachable right now the message is still accepted:
    * the outbox relay publishes it later.
    */
-  ChatMessage postUserMessage(String chatId, String content, @Nullable String model) {
+  public ChatMessage postUserMessage(String chatId, String content, @Nullable String model) {
     String id = Ids.fresh();
     Instant now = clock.instant();
     OutboxEntry added =
@@ -78,7 +78,7 @@ class Chats {
     return message;
   }
 
-  List<ChatMessage> messages(String chatId) {
+  public List<ChatMessage> messages(String chatId) {
     return mongo.find(
         Query.query(Criteria.where("chatId").is(chatId)).with(Sort.by("createdAt", "_id")),
         ChatMessage.class);

@@ -1,0 +1,114 @@
+package dev.agentrt.orchestrator.openai;
+
+import dev.agentrt.orchestrator.openai.Fingerprint.Turn;
+import dev.agentrt.store.ChatMessage;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.data.domain.Sort;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
+import org.springframework.stereotype.Component;
+
+/**
+ * Which chat an OpenAI-style request continues, and the chat's reply to a posted message.
+ *
+ * <p>A client without the {@code X-Chat-Id} header resends the whole history. Every reply this API
+ * returns records the fingerprint of the chat's stored {@code user} and {@code assistant} messages
+ * up to and including that reply ({@value #COLLECTION}: {@code {_id: fingerprint, chatId}}); a
+ * request whose history before its last user message has that fingerprint continues that chat.
+ */
+@Component
+class Conversations {
+
+  static final String COLLECTION = "openai_conversations";
+
+  private final MongoTemplate mongo;
+  private final Duration replyTimeout;
+  private final Duration pollInterval;
+  private final Clock clock = Clock.systemUTC();
+
+  Conversations(
+      MongoTemplate mongo,
+      @Value("${agentrt.openai.reply-timeout:120s}") Duration replyTimeout,
+      @Value("${agentrt.openai.poll-interval:100ms}") Duration pollInterval) {
+    this.mongo = mongo;
+    this.replyTimeout = replyTimeout;
+    this.pollInterval = pollInterval;
+  }
+
+  /**
+   * The chat whose conversation so far is exactly {@code history}, if a reply of this API made it.
+   */
+  Optional<String> chatWithHistory(List<Turn> history) {
+    if (history.isEmpty()) {
+      return Optional.empty();
+    }
+    Query byFingerprint = Query.query(Criteria.where("_id").is(Fingerprint.of(history)));
+    return Optional.ofNullable(mongo.findOne(byFingerprint, Known.class, COLLECTION))
+        .map(Known::chatId);
+  }
+
+  /** What the {@value #COLLECTION} collection holds. */
+  record Known(String id, String chatId) {}
+
+  /**
+   * The chat's first assistant message stored after the person's message, waiting for it at most
+   * the reply timeout. The orchestrator writes no chat message when it starts or wakes a task, so
+   * this is the direct answer, or the task's final answer or question (with its {@code taskId}).
+   * The reply's conversation is remembered, so a client that resends it continues this chat.
+   */
+  Optional<ChatMessage> awaitReply(ChatMessage question) throws InterruptedException {
+    Instant after = question.createdAt().truncatedTo(ChronoUnit.MILLIS); // as stored
+    Query firstReply =
+        Query.query(
+                Criteria.where("chatId")
+                    .is(question.chatId())
+                    .and("role")
+                    .is(ChatMessage.ASSISTANT)
+                    .and("createdAt")
+                    .gte(after))
+            .with(Sort.by("createdAt", "_id"))
+            .limit(1);
+    long deadline = System.nanoTime() + replyTimeout.toNanos();
+    while (true) {
+      ChatMessage reply = mongo.findOne(firstReply, ChatMessage.class);
+      if (reply != null) {
+        remember(reply);
+        return Optional.of(reply);
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        return Optional.empty();
+      }
+      Thread.sleep(pollInterval);
+    }
+  }
+
+  private void remember(ChatMessage reply) {
+    List<Turn> conversation =
+        mongo
+            .find(
+                Query.query(
+                        Criteria.where("chatId")
+                            .is(reply.chatId())
+                            .and("createdAt")
+                            .lte(reply.createdAt()))
+                    .with(Sort.by("createdAt", "_id")),
+                ChatMessage.class)
+            .stream()
+            .filter(
+                m -> ChatMessage.USER.equals(m.role()) || ChatMessage.ASSISTANT.equals(m.role()))
+            .map(m -> new Turn(m.role(), m.content()))
+            .toList();
+    mongo.upsert(
+        Query.query(Criteria.where("_id").is(Fingerprint.of(conversation))),
+        Update.update("chatId", reply.chatId()).set("updatedAt", clock.instant()),
+        COLLECTION);
+  }
+}

@@ -1,0 +1,35 @@
+package dev.agentrt.orchestrator.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.agentrt.orchestrator.openai.Fingerprint.Turn;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class FingerprintTest {
+
+  @Test
+  void theSameTurnsHaveTheSameFingerprintAndAnyChangeAnother() {
+    String research =
+        Fingerprint.of(List.of(new Turn("user", "Research"), new Turn("assistant", "Which?")));
+
+    assertThat(
+            Fingerprint.of(List.of(new Turn("user", "Research"), new Turn("assistant", "Which?"))))
+        .isEqualTo(research)
+        .hasSize(64);
+    assertThat(Fingerprint.of(List.of(new Turn("user", "Research"), new Turn("user", "Which?"))))
+        .isNotEqualTo(research);
+    assertThat(
+            Fingerprint.of(List.of(new Turn("user", "Research"), new Turn("assistant", "Which"))))
+        .isNotEqualTo(research);
+    assertThat(
+            Fingerprint.of(List.of(new Turn("assistant", "Which?"), new Turn("user", "Research"))))
+        .isNotEqualTo(research);
+  }
+
+  @Test
+  void contentIsLengthPrefixedSoConcatenationsDoNotCollide() {
+    assertThat(Fingerprint.of(List.of(new Turn("user", "ab"), new Turn("user", "c"))))
+        .isNotEqualTo(Fingerprint.of(List.of(new Turn("user", "a"), new Turn("user", "bc"))));
+  }
+}
