@@ -13,6 +13,7 @@ public sealed interface Event
         TaskCompleted,
         TaskFailed,
         TaskWaiting,
+        TaskCancelled,
         SubAgentMessageAdded,
         ToolCallRequested {
 

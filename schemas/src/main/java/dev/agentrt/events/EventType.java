@@ -11,6 +11,7 @@ public enum EventType {
   TASK_COMPLETED(TaskCompleted.class, Topics.TASKS, "task-completed"),
   TASK_FAILED(TaskFailed.class, Topics.TASKS, "task-failed"),
   TASK_WAITING(TaskWaiting.class, Topics.TASKS, "task-waiting"),
+  TASK_CANCELLED(TaskCancelled.class, Topics.TASKS, "task-cancelled"),
   SUB_AGENT_MESSAGE_ADDED(
       SubAgentMessageAdded.class, Topics.SUB_AGENT_MESSAGES, "sub-agent-message-added"),
   TOOL_CALL_REQUESTED(ToolCallRequested.class, Topics.TOOL_CALLS, "tool-call-requested");

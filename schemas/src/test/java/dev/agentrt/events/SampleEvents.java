@@ -18,6 +18,8 @@ final class SampleEvents {
         new TaskFailed(id(), NOW, "task-1", "chat-1", "sub-1", "model_error", "HTTP 500 x5"),
         new TaskFailed(id(), NOW, "task-2", "chat-1", null, "unknown_agent", "no agent 'x'"),
         new TaskWaiting(id(), NOW, "task-1", "chat-1", "sub-1", "What should I research?"),
+        new TaskCancelled(id(), NOW, "task-1", "chat-1", "sub-1", "2 model turns, 2 tool calls"),
+        new TaskCancelled(id(), NOW, "task-3", "chat-1", null, "nothing yet"),
         new SubAgentMessageAdded(id(), NOW, "sub-1", "task-1", "chat-1", "sam-1", "tool"),
         new ToolCallRequested(id(), NOW, "call-1", "sub-1", "task-1", "chat-1", "search_docs"));
   }

@@ -238,6 +238,30 @@ class PipelineIT {
     return sum;
   }
 
+  @Test
+  void aCancelledTaskStopsItsSubAgentAndTheChatSaysWhatWasDone() {
+    String chatId = api.createChat();
+    api.postMessage(chatId, "Research");
+    JsonNode waiting = awaitTask(chatId, t -> t.path("status").asString().equals("waiting"));
+    String taskId = waiting.path("id").asString();
+
+    ChatApi.Response cancelled = api.post("/api/tasks/" + taskId + "/cancel", "");
+
+    assertThat(cancelled.status()).isEqualTo(202);
+    assertThat(cancelled.body().path("status").asString()).isEqualTo("cancelled");
+    JsonNode details = api.get("/api/tasks/" + taskId).body();
+    assertThat(details.path("task").path("status").asString()).isEqualTo("cancelled");
+    assertThat(details.path("subAgent").path("status").asString()).isEqualTo("cancelled");
+    JsonNode said = awaitMessages(chatId, m -> m.size() == 3).get(2);
+    assertThat(said.path("taskId").asString()).isEqualTo(taskId);
+    assertThat(said.path("content").asString()).contains("cancelled at your request");
+
+    ChatApi.Response again = api.post("/api/tasks/" + taskId + "/cancel", "");
+    assertThat(again.status()).isEqualTo(409);
+    assertThat(again.body().path("detail").asString()).contains("already ended: cancelled");
+    assertThat(api.post("/api/tasks/no-such-task/cancel", "").status()).isEqualTo(404);
+  }
+
   private Map<String, Long> documentCounts() {
     try (MongoClient client = MongoClients.create(stack.mongo.uri())) {
       MongoDatabase db = client.getDatabase("agentrt");

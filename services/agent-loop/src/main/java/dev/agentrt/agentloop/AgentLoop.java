@@ -101,6 +101,13 @@ class AgentLoop {
     try {
       String modelName = modelFor(subAgent, agent);
       ModelReply reply = model.call(request(agent, conversation, modelName));
+      if (!stillActive(subAgent)) {
+        log.info(
+            "sub-agent {} stopped (cancelled) during its turn; the answer is dropped",
+            subAgent.id());
+        releaseTurn(subAgent, seq);
+        return;
+      }
       settle(subAgent, agent, conversation, recorder.storeAnswer(subAgent, seq, reply, modelName));
     } catch (ModelException e) {
       recorder.fail(subAgent, seq, "model_error", e.getMessage());
@@ -176,6 +183,11 @@ class AgentLoop {
             .map(c -> new ModelToolCall(c.id(), c.name(), c.arguments()))
             .toList(),
         m.toolCallId());
+  }
+
+  private boolean stillActive(SubAgent subAgent) {
+    SubAgent now = mongo.findById(subAgent.id(), SubAgent.class);
+    return now != null && now.status() == SubAgentStatus.active;
   }
 
   /** Takes the turn unless another worker holds it under a live lease. */

@@ -455,6 +455,38 @@ class AgentLoopTest {
     assertThat(subAgent().status()).isEqualTo(SubAgentStatus.failed);
   }
 
+  @Test
+  void aSubAgentCancelledWhileTheModelThinksStoresNoAnswerAndSchedulesNothing() throws Exception {
+    CountDownLatch modelCalled = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    model.then(
+        () -> {
+          modelCalled.countDown();
+          try {
+            release.await(10, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return ScriptedModel.reply(
+              null, List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")));
+        });
+    loop.wake(subAgent.id());
+    assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
+
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("status", SubAgentStatus.cancelled),
+        SubAgent.class);
+    release.countDown();
+
+    await().until(() -> subAgent().turn() == null);
+    assertThat(lastMessage().role()).isEqualTo("user");
+    assertThat(toolCalls()).isEmpty();
+    loop.wake(subAgent.id());
+    assertThat(model.requests()).hasSize(1);
+  }
+
   private static Usage sums(Usage usage) {
     return new Usage(usage.promptTokens(), usage.completionTokens(), usage.turns(), null);
   }

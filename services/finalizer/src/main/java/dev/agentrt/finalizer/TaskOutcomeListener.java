@@ -1,6 +1,7 @@
 package dev.agentrt.finalizer;
 
 import dev.agentrt.events.Event;
+import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.events.TaskCompleted;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.events.Topics;
@@ -17,9 +18,9 @@ import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.stereotype.Component;
 
 /**
- * A task that completed or failed gets its answer in the chat. The answer is written on the
- * consumer's thread, bounded by {@code agentrt.finalizer.answer-deadline}; other task events are
- * not this service's business.
+ * A task that completed, failed or was cancelled gets its answer in the chat. The answer is written
+ * on the consumer's thread, bounded by {@code agentrt.finalizer.answer-deadline}; other task events
+ * are not this service's business.
  */
 @Component
 @EnableConfigurationProperties(FinalizerProperties.class)
@@ -44,6 +45,7 @@ class TaskOutcomeListener {
         switch (event) {
           case TaskCompleted completed -> TaskOutcome.of(completed);
           case TaskFailed failed -> TaskOutcome.of(failed);
+          case TaskCancelled cancelled -> TaskOutcome.of(cancelled);
           default -> null;
         };
     if (outcome == null) {

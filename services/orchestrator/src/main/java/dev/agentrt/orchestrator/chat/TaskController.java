@@ -5,19 +5,52 @@ import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
-/** Reads one task with its sub-agent's conversation and tool calls: what the agent saw and did. */
+/**
+ * One task: read it with its sub-agent's conversation and tool calls (what the agent saw and did),
+ * or cancel it.
+ */
 @RestController
 @RequestMapping("/api/tasks")
 class TaskController {
 
   private final TaskDetails details;
+  private final TaskCancellation cancellation;
 
-  TaskController(TaskDetails details) {
+  TaskController(TaskDetails details, TaskCancellation cancellation) {
     this.details = details;
+    this.cancellation = cancellation;
+  }
+
+  record Cancelled(String id, String status) {}
+
+  @PostMapping("/{taskId}/cancel")
+  @ResponseStatus(HttpStatus.ACCEPTED)
+  @Operation(
+      summary = "Cancel a task: no further model turns or tool calls are scheduled",
+      responses = {
+        @ApiResponse(responseCode = "202", description = "the task is cancelled"),
+        @ApiResponse(responseCode = "404", description = "no task with this id (problem detail)"),
+        @ApiResponse(
+            responseCode = "409",
+            description = "the task has already ended (problem detail)")
+      })
+  Cancelled cancel(@PathVariable String taskId) {
+    return switch (cancellation.cancel(taskId)) {
+      case TaskCancellation.Result.Cancelled cancelled ->
+          new Cancelled(taskId, cancelled.task().status().name());
+      case TaskCancellation.Result.AlreadyEnded ended ->
+          throw new ResponseStatusException(
+              HttpStatus.CONFLICT,
+              "task " + taskId + " has already ended: " + ended.task().status().name());
+      case TaskCancellation.Result.NotFound notFound ->
+          throw new ResponseStatusException(HttpStatus.NOT_FOUND, "no task with id " + taskId);
+    };
   }
 
   @GetMapping("/{taskId}")

@@ -1,0 +1,138 @@
+package dev.agentrt.orchestrator.chat;
+
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.TaskCancelled;
+import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.platform.outbox.OutboxPublishException;
+import dev.agentrt.store.Collections;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentMessage;
+import dev.agentrt.store.SubAgentStatus;
+import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskStatus;
+import dev.agentrt.store.ToolCall;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.data.domain.Sort;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
+import org.springframework.stereotype.Component;
+
+/**
+ * Cancels a task at the person's request: the task and its sub-agent become {@code cancelled} (a
+ * conditional update, once), so the loop schedules no further model turn; tool calls already
+ * running finish and are recorded, but nothing acts on them. {@code TaskCancelled}, in the task's
+ * outbox, tells the finalizer, which says so in the chat with what was done so far.
+ */
+@Component
+class TaskCancellation {
+
+  private static final Logger log = LoggerFactory.getLogger(TaskCancellation.class);
+  private static final List<TaskStatus> CANCELLABLE =
+      List.of(TaskStatus.created, TaskStatus.running, TaskStatus.waiting);
+
+  /** What became of a request to cancel. */
+  sealed interface Result {
+    record Cancelled(Task task) implements Result {}
+
+    record AlreadyEnded(Task task) implements Result {}
+
+    record NotFound() implements Result {}
+  }
+
+  private final MongoTemplate mongo;
+  private final Outbox outbox;
+  private final EventCodec codec;
+  private final Clock clock = Clock.systemUTC();
+
+  TaskCancellation(MongoTemplate mongo, Outbox outbox, EventCodec codec) {
+    this.mongo = mongo;
+    this.outbox = outbox;
+    this.codec = codec;
+  }
+
+  Result cancel(String taskId) {
+    Task task = mongo.findById(taskId, Task.class);
+    if (task == null) {
+      return new Result.NotFound();
+    }
+    Instant now = clock.instant();
+    OutboxEntry cancelled =
+        OutboxEntry.of(
+            new TaskCancelled(
+                Ids.derived(taskId, "cancelled"),
+                now,
+                taskId,
+                task.chatId(),
+                task.subAgentId(),
+                progressOf(task)),
+            codec);
+    long moved =
+        mongo
+            .updateFirst(
+                Query.query(Criteria.where("_id").is(taskId).and("status").in(CANCELLABLE)),
+                new Update()
+                    .set("status", TaskStatus.cancelled)
+                    .set("updatedAt", now)
+                    .push("outbox", cancelled),
+                Task.class)
+            .getModifiedCount();
+    Task stored = mongo.findById(taskId, Task.class);
+    if (moved == 0) {
+      return new Result.AlreadyEnded(stored);
+    }
+    if (task.subAgentId() != null) {
+      mongo.updateFirst(
+          Query.query(
+              Criteria.where("_id")
+                  .is(task.subAgentId())
+                  .and("status")
+                  .in(SubAgentStatus.active, SubAgentStatus.waiting_for_user)),
+          new Update().set("status", SubAgentStatus.cancelled).set("updatedAt", now),
+          SubAgent.class);
+    }
+    try {
+      outbox.publish(Collections.TASKS, taskId, stored.outbox());
+    } catch (OutboxPublishException e) {
+      log.warn("{}; the relay will publish it", e.getMessage());
+    }
+    return new Result.Cancelled(stored);
+  }
+
+  /** What the sub-agent had done: its turns, its tool calls, its last words. */
+  private String progressOf(Task task) {
+    if (task.subAgentId() == null) {
+      return "It had not started yet.";
+    }
+    Query ofSubAgent = Query.query(Criteria.where("subAgentId").is(task.subAgentId()));
+    List<SubAgentMessage> answers =
+        mongo.find(
+            Query.query(
+                    Criteria.where("subAgentId")
+                        .is(task.subAgentId())
+                        .and("role")
+                        .is(SubAgentMessage.ASSISTANT))
+                .with(Sort.by("seq")),
+            SubAgentMessage.class);
+    long toolCalls = mongo.count(ofSubAgent, ToolCall.class);
+    String progress =
+        "It had taken "
+            + answers.size()
+            + " model turn(s) and made "
+            + toolCalls
+            + " tool call(s).";
+    return answers.stream()
+        .map(SubAgentMessage::content)
+        .filter(c -> c != null && !c.isBlank())
+        .reduce((first, second) -> second)
+        .map(last -> progress + " Its last words: " + last)
+        .orElse(progress);
+  }
+}
