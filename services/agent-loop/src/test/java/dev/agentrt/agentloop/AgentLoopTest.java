@@ -43,6 +43,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -282,16 +283,7 @@ class AgentLoopTest {
   void twoWakeUpsAtOnceMakeExactlyOneModelCall() throws Exception {
     CountDownLatch modelCalled = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    model.then(
-        () -> {
-          modelCalled.countDown();
-          try {
-            release.await(10, TimeUnit.SECONDS);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          return ScriptedModel.reply("Done.", List.of());
-        });
+    model.then(held(modelCalled, release, ScriptedModel.reply("Done.", List.of())));
     CyclicBarrier together = new CyclicBarrier(2);
     Runnable wake =
         () -> {
@@ -460,16 +452,11 @@ class AgentLoopTest {
     CountDownLatch modelCalled = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     model.then(
-        () -> {
-          modelCalled.countDown();
-          try {
-            release.await(10, TimeUnit.SECONDS);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          return ScriptedModel.reply(
-              null, List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")));
-        });
+        held(
+            modelCalled,
+            release,
+            ScriptedModel.reply(
+                null, List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")))));
     loop.wake(subAgent.id());
     assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
 
@@ -485,6 +472,20 @@ class AgentLoopTest {
     assertThat(toolCalls()).isEmpty();
     loop.wake(subAgent.id());
     assertThat(model.requests()).hasSize(1);
+  }
+
+  /** A model step that says it was called, then holds until released, then replies. */
+  private static Supplier<ModelReply> held(
+      CountDownLatch called, CountDownLatch release, ModelReply reply) {
+    return () -> {
+      called.countDown();
+      try {
+        release.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return reply;
+    };
   }
 
   private static Usage sums(Usage usage) {
