@@ -1,5 +1,6 @@
 package dev.agentrt.store;
 
+import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import java.time.Instant;
 import java.util.List;
@@ -107,6 +108,22 @@ public class SubAgentConversations {
     } catch (DuplicateKeyException appendedMeanwhile) {
       return new Appended(mongo.findById(message.id(), SubAgentMessage.class), false);
     }
+  }
+
+  /**
+   * The event that announces a message added to a sub-agent's conversation (it wakes the agent
+   * loop); its id derives from the message, so announcing the same message twice is one event.
+   */
+  public static SubAgentMessageAdded added(
+      SubAgent subAgent, String messageId, String role, Instant at) {
+    return new SubAgentMessageAdded(
+        Ids.derived(messageId, "added"),
+        at,
+        subAgent.id(),
+        subAgent.taskId(),
+        subAgent.chatId(),
+        messageId,
+        role);
   }
 
   /** The whole conversation, in order: the model's context. */

@@ -3,7 +3,6 @@ package dev.agentrt.agentinit;
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.events.EventCodec;
-import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.platform.outbox.Outbox;
@@ -95,14 +94,8 @@ class SubAgentStarter {
                 null,
                 List.of(
                     OutboxEntry.of(
-                        new SubAgentMessageAdded(
-                            Ids.derived(instructionId, "added"),
-                            now,
-                            subAgent.id(),
-                            created.taskId(),
-                            created.chatId(),
-                            instructionId,
-                            SubAgentMessage.USER),
+                        SubAgentConversations.added(
+                            subAgent, instructionId, SubAgentMessage.USER, now),
                         codec))),
             now);
     outbox.publish(Collections.SUB_AGENT_MESSAGES, instruction.id(), instruction.outbox());

@@ -3,7 +3,6 @@ package dev.agentrt.agentloop;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.Event;
 import dev.agentrt.events.EventCodec;
-import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.events.TaskCompleted;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.events.TaskWaiting;
@@ -192,14 +191,8 @@ class OutcomeRecorder {
                 null,
                 List.of(
                     entry(
-                        new SubAgentMessageAdded(
-                            Ids.derived(messageId, "added"),
-                            now,
-                            subAgent.id(),
-                            subAgent.taskId(),
-                            subAgent.chatId(),
-                            messageId,
-                            SubAgentMessage.USER)))),
+                        SubAgentConversations.added(
+                            subAgent, messageId, SubAgentMessage.USER, now)))),
             now);
     outbox.publish(Collections.SUB_AGENT_MESSAGES, repair.id(), repair.outbox());
   }

@@ -5,7 +5,6 @@ import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.EventCodec;
-import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.model.ModelMessage;
 import dev.agentrt.orchestrator.decision.Decider.Decided;
@@ -435,16 +434,7 @@ class Orchestrator {
   }
 
   private OutboxEntry messageAdded(SubAgent subAgent, String messageId, String role, Instant at) {
-    return OutboxEntry.of(
-        new SubAgentMessageAdded(
-            Ids.derived(messageId, "added"),
-            at,
-            subAgent.id(),
-            subAgent.taskId(),
-            subAgent.chatId(),
-            messageId,
-            role),
-        codec);
+    return OutboxEntry.of(SubAgentConversations.added(subAgent, messageId, role, at), codec);
   }
 
   /** The stored document, and whether this call inserted it. */

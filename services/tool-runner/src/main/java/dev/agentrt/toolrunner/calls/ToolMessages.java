@@ -72,14 +72,7 @@ class ToolMessages {
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
     String messageId = messageId(call.id());
     SubAgentMessageAdded added =
-        new SubAgentMessageAdded(
-            Ids.derived(messageId, "added"),
-            now,
-            subAgent.id(),
-            subAgent.taskId(),
-            subAgent.chatId(),
-            messageId,
-            SubAgentMessage.TOOL);
+        SubAgentConversations.added(subAgent, messageId, SubAgentMessage.TOOL, now);
     SubAgentMessage message =
         conversations.append(
             subAgent,
