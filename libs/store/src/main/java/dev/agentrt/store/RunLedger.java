@@ -58,7 +58,7 @@ public class RunLedger {
   public void message(ChatMessage message) {
     append(
         message.chatId(),
-        "message/" + message.id(),
+        messageKey(message.id()),
         RunEvent.MESSAGE,
         message.taskId(),
         null,
@@ -127,6 +127,29 @@ public class RunLedger {
             .with(Sort.by("seq"))
             .limit(limit),
         RunEvent.class);
+  }
+
+  /**
+   * The position of the chat's event with this key; else the chat's latest position (0 when it has
+   * none), so that following from it shows only what comes next.
+   */
+  public long positionOf(String chatId, String key) {
+    RunEvent event = mongo.findById(chatId + "/" + key, RunEvent.class);
+    if (event != null) {
+      return event.seq();
+    }
+    RunEvent latest =
+        mongo.findOne(
+            Query.query(Criteria.where("chatId").is(chatId))
+                .with(Sort.by(Sort.Direction.DESC, "seq"))
+                .limit(1),
+            RunEvent.class);
+    return latest == null ? 0 : latest.seq();
+  }
+
+  /** The key of a chat message's event. */
+  public static String messageKey(String messageId) {
+    return "message/" + messageId;
   }
 
   /**

@@ -5,8 +5,6 @@ import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import java.io.IOException;
 import java.time.Clock;
-import java.time.Instant;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -39,23 +37,6 @@ import tools.jackson.databind.json.JsonMapper;
 class ChatEventsController implements DisposableBean {
 
   private static final Logger log = LoggerFactory.getLogger(ChatEventsController.class);
-
-  /** An event as a client sees it. */
-  record StreamedEvent(
-      long seq,
-      String type,
-      Instant at,
-      String chatId,
-      @Nullable String taskId,
-      @Nullable String subAgentId,
-      @Nullable String agent,
-      Map<String, Object> data) {
-
-    static StreamedEvent of(RunEvent e) {
-      return new StreamedEvent(
-          e.seq(), e.type(), e.at(), e.chatId(), e.taskId(), e.subAgentId(), e.agent(), e.data());
-    }
-  }
 
   private final Chats chats;
   private final RunLedger ledger;

@@ -19,10 +19,10 @@ import org.jspecify.annotations.Nullable;
  * being written: the follower waits for a missing position up to {@code gapGrace}, then moves past
  * it (a position whose event turned out to be a duplicate never fills).
  */
-final class LedgerFollower {
+public final class LedgerFollower {
 
   /** Where the events go; an {@link IOException} means the client is gone. */
-  interface Sink {
+  public interface Sink {
     void send(RunEvent event) throws IOException;
 
     void heartbeat() throws IOException;
@@ -38,7 +38,7 @@ final class LedgerFollower {
   private @Nullable Instant gapSeen;
   private Instant lastSent;
 
-  LedgerFollower(
+  public LedgerFollower(
       RunLedger ledger, EventsProperties properties, Clock clock, String chatId, long after) {
     this.ledger = ledger;
     this.properties = properties;
@@ -57,7 +57,7 @@ final class LedgerFollower {
    * Sends what is new and returns how many events it sent; sends a heartbeat when the stream has
    * been silent for {@code heartbeat}.
    */
-  int poll(Sink sink) throws IOException {
+  public int poll(Sink sink) throws IOException {
     int sent = 0;
     List<RunEvent> events;
     do {

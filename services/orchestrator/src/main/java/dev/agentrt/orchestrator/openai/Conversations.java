@@ -2,6 +2,8 @@ package dev.agentrt.orchestrator.openai;
 
 import dev.agentrt.orchestrator.openai.Fingerprint.Turn;
 import dev.agentrt.store.ChatMessage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -65,6 +67,21 @@ class Conversations {
    * The reply's conversation is remembered, so a client that resends it continues this chat.
    */
   Optional<ChatMessage> awaitReply(ChatMessage question) throws InterruptedException {
+    try {
+      return awaitReply(question, () -> {});
+    } catch (IOException cannotHappen) {
+      throw new UncheckedIOException(cannotHappen);
+    }
+  }
+
+  /** Something to do between two looks for the reply (stream progress, say). */
+  interface WhileWaiting {
+    void tick() throws IOException;
+  }
+
+  /** {@link #awaitReply(ChatMessage)}, calling {@code whileWaiting} before each look. */
+  Optional<ChatMessage> awaitReply(ChatMessage question, WhileWaiting whileWaiting)
+      throws InterruptedException, IOException {
     Instant after = question.createdAt().truncatedTo(ChronoUnit.MILLIS); // as stored
     Query firstReply =
         Query.query(
@@ -78,6 +95,7 @@ class Conversations {
             .limit(1);
     long deadline = System.nanoTime() + replyTimeout.toNanos();
     while (true) {
+      whileWaiting.tick();
       ChatMessage reply = mongo.findOne(firstReply, ChatMessage.class);
       if (reply != null) {
         remember(reply);

@@ -1,13 +1,19 @@
 package dev.agentrt.orchestrator.openai;
 
 import dev.agentrt.orchestrator.chat.Chats;
+import dev.agentrt.orchestrator.events.EventsProperties;
+import dev.agentrt.orchestrator.events.LedgerFollower;
+import dev.agentrt.orchestrator.events.StreamedEvent;
 import dev.agentrt.orchestrator.models.ModelNames;
 import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.RunEvent;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.TurnUsage;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,12 +57,21 @@ class OpenAiController {
   private final Chats chats;
   private final Conversations conversations;
   private final ModelNames models;
+  private final RunLedger ledger;
+  private final EventsProperties events;
   private final long created = Instant.now().getEpochSecond();
 
-  OpenAiController(Chats chats, Conversations conversations, ModelNames models) {
+  OpenAiController(
+      Chats chats,
+      Conversations conversations,
+      ModelNames models,
+      RunLedger ledger,
+      EventsProperties events) {
     this.chats = chats;
     this.conversations = conversations;
     this.models = models;
+    this.ledger = ledger;
+    this.events = events;
   }
 
   @GetMapping("/models")
@@ -81,35 +96,88 @@ class OpenAiController {
     String model = modelFor(request.model());
     String chatId = chatFor(chatIdHeader, request);
     ChatMessage question = chats.postUserMessage(chatId, request.lastUserMessage(), model);
+    if (request.stream()) {
+      stream(question, response);
+      return null;
+    }
     Optional<ChatMessage> reply = conversations.awaitReply(question);
     if (reply.isEmpty()) {
-      return error(
-          new OpenAiException(
-              HttpStatus.GATEWAY_TIMEOUT,
-              "no reply in chat " + chatId + " in time; it may still arrive in the chat",
-              "timeout",
-              null,
-              null),
-          chatId);
-    }
-    if (request.stream()) {
-      // Written straight to the response, on this (virtual) request thread: no async dispatch.
-      response.setStatus(HttpStatus.OK.value());
-      response.setHeader(CHAT_ID, chatId);
-      response.setHeader("Cache-Control", "no-cache");
-      response.setContentType(MediaType.TEXT_EVENT_STREAM_VALUE);
-      response.setCharacterEncoding(StandardCharsets.UTF_8);
-      OutputStream out = response.getOutputStream();
-      for (String event : events(reply.get())) {
-        write(out, "data: " + event + "\n\n");
-      }
-      write(out, "data: [DONE]\n\n");
-      return null;
+      return error(noReply(chatId), chatId);
     }
     return ResponseEntity.ok()
         .header(CHAT_ID, chatId)
         .contentType(MediaType.APPLICATION_JSON)
         .body(completion(reply.get()));
+  }
+
+  /**
+   * Streams the run while it happens: the role first, then each step of the run as a line of {@code
+   * delta.reasoning_content} with the run event itself in {@code agentrt_event} (plain clients
+   * ignore both), comment lines while nothing happens, then the reply as {@code delta.content},
+   * {@code finish_reason} and {@code [DONE]}. Written straight to the response on this (virtual)
+   * request thread: no async dispatch.
+   */
+  private void stream(ChatMessage question, HttpServletResponse response)
+      throws IOException, InterruptedException {
+    response.setStatus(HttpStatus.OK.value());
+    response.setHeader(CHAT_ID, question.chatId());
+    response.setHeader("Cache-Control", "no-cache");
+    response.setContentType(MediaType.TEXT_EVENT_STREAM_VALUE);
+    response.setCharacterEncoding(StandardCharsets.UTF_8);
+    OutputStream out = response.getOutputStream();
+    String id = "chatcmpl-" + question.id();
+    ObjectNode role = chunk(id, question, null);
+    delta(role).put("role", "assistant");
+    send(out, role);
+    LedgerFollower progress =
+        new LedgerFollower(
+            ledger,
+            events,
+            Clock.systemUTC(),
+            question.chatId(),
+            ledger.positionOf(question.chatId(), RunLedger.messageKey(question.id())));
+    LedgerFollower.Sink lines =
+        new LedgerFollower.Sink() {
+          @Override
+          public void send(RunEvent event) throws IOException {
+            Optional<String> line = ProgressLine.of(event);
+            if (line.isPresent()) {
+              ObjectNode chunk = chunk(id, question, null);
+              delta(chunk).put("reasoning_content", line.get());
+              chunk.set("agentrt_event", JSON.valueToTree(StreamedEvent.of(event)));
+              OpenAiController.send(out, chunk);
+            }
+          }
+
+          @Override
+          public void heartbeat() throws IOException {
+            write(out, ": keep-alive\n\n");
+          }
+        };
+    Optional<ChatMessage> reply = conversations.awaitReply(question, () -> progress.poll(lines));
+    if (reply.isEmpty()) {
+      ObjectNode error = JSON.createObjectNode();
+      OpenAiException timeout = noReply(question.chatId());
+      error.putObject("error").put("message", timeout.getMessage()).put("type", timeout.type());
+      send(out, error);
+    } else {
+      for (String piece : pieces(reply.get().content())) {
+        ObjectNode chunk = chunk(id, question, null);
+        delta(chunk).put("content", piece);
+        send(out, chunk);
+      }
+      send(out, chunk(id, question, "stop"));
+    }
+    write(out, "data: [DONE]\n\n");
+  }
+
+  private static OpenAiException noReply(String chatId) {
+    return new OpenAiException(
+        HttpStatus.GATEWAY_TIMEOUT,
+        "no reply in chat " + chatId + " in time; it may still arrive in the chat",
+        "timeout",
+        null,
+        null);
   }
 
   /** Absent or {@value #MODEL}: the chat's model; a configured model's name: that model. */
@@ -181,34 +249,29 @@ class OpenAiController {
     return completion;
   }
 
-  /**
-   * The reply as chunks: the role, the content in pieces, the end. Until the model's tokens are
-   * streamed, the whole reply is known when the first chunk is sent.
-   */
-  private List<String> events(ChatMessage reply) {
-    List<String> events = new ArrayList<>();
-    ObjectNode role = chunk(reply, null);
-    ((ObjectNode) role.path("choices").path(0).path("delta")).put("role", "assistant");
-    events.add(JSON.writeValueAsString(role));
-    String content = reply.content();
+  /** The content in pieces of {@value #CHUNK_LENGTH} characters, never splitting a pair. */
+  private static List<String> pieces(String content) {
+    List<String> pieces = new ArrayList<>();
     int from = 0;
     while (from < content.length()) {
       int to = Math.min(content.length(), from + CHUNK_LENGTH);
       if (to < content.length() && Character.isHighSurrogate(content.charAt(to - 1))) {
-        to--; // never split a surrogate pair
+        to--;
       }
-      ObjectNode piece = chunk(reply, null);
-      ((ObjectNode) piece.path("choices").path(0).path("delta"))
-          .put("content", content.substring(from, to));
-      events.add(JSON.writeValueAsString(piece));
+      pieces.add(content.substring(from, to));
       from = to;
     }
-    events.add(JSON.writeValueAsString(chunk(reply, "stop")));
-    return events;
+    return pieces;
   }
 
-  private ObjectNode chunk(ChatMessage reply, @Nullable String finishReason) {
-    ObjectNode chunk = head(reply, "chat.completion.chunk");
+  private ObjectNode chunk(String id, ChatMessage question, @Nullable String finishReason) {
+    ObjectNode chunk =
+        JSON.createObjectNode()
+            .put("id", id)
+            .put("object", "chat.completion.chunk")
+            .put("created", question.createdAt().getEpochSecond())
+            .put("model", MODEL)
+            .put("chat_id", question.chatId());
     ObjectNode choice = chunk.putArray("choices").addObject().put("index", 0);
     choice.putObject("delta");
     if (finishReason == null) {
@@ -219,6 +282,10 @@ class OpenAiController {
     return chunk;
   }
 
+  private static ObjectNode delta(ObjectNode chunk) {
+    return (ObjectNode) chunk.path("choices").path(0).path("delta");
+  }
+
   private static ObjectNode head(ChatMessage reply, String object) {
     return JSON.createObjectNode()
         .put("id", "chatcmpl-" + reply.id())
@@ -226,6 +293,10 @@ class OpenAiController {
         .put("created", reply.createdAt().getEpochSecond())
         .put("model", MODEL)
         .put("chat_id", reply.chatId());
+  }
+
+  private static void send(OutputStream out, ObjectNode chunk) throws IOException {
+    write(out, "data: " + JSON.writeValueAsString(chunk) + "\n\n");
   }
 
   private static void write(OutputStream out, String text) throws IOException {

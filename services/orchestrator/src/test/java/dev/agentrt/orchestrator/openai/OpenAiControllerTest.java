@@ -9,6 +9,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.orchestrator.chat.Chats;
+import dev.agentrt.orchestrator.events.EventsProperties;
 import dev.agentrt.orchestrator.testing.TestModels;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
@@ -16,6 +17,7 @@ import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.testing.InMemoryMongo;
@@ -108,7 +110,16 @@ class OpenAiControllerTest {
     Conversations conversations =
         new Conversations(mongo, Duration.ofMillis(300), Duration.ofMillis(10));
     OpenAiController controller =
-        new OpenAiController(chats, conversations, TestModels.named("offline", "fast"));
+        new OpenAiController(
+            chats,
+            conversations,
+            TestModels.named("offline", "fast"),
+            new RunLedger(mongo),
+            new EventsProperties(
+                Duration.ofMillis(10),
+                Duration.ofSeconds(15),
+                Duration.ofSeconds(2),
+                Duration.ofMinutes(1)));
     http = MockMvcBuilders.standaloneSetup(controller).build();
   }
 
@@ -355,7 +366,27 @@ class OpenAiControllerTest {
   @Test
   void streamsTheReplyAsChunksEndingWithDone() throws Exception {
     String content = "x".repeat(150) + " — the end";
-    replies = question -> content;
+    replies =
+        question -> {
+          String chatId =
+              mongo
+                  .findOne(
+                      org.springframework.data.mongodb.core.query.Query.query(
+                          org.springframework.data.mongodb.core.query.Criteria.where("content")
+                              .is(question)),
+                      ChatMessage.class)
+                  .chatId();
+          new RunLedger(mongo)
+              .append(
+                  chatId,
+                  "handoff/t",
+                  RunEvent.HANDOFF,
+                  "t",
+                  null,
+                  "researcher",
+                  RunLedger.data("agent", "researcher", "task", "Research Kafka"));
+          return content;
+        };
 
     MockHttpServletResponse response =
         http.perform(completion(messages("user", "Hello"), true))
@@ -390,10 +421,19 @@ class OpenAiControllerTest {
     assertThat(chunks.getLast().path("choices").path(0).path("finish_reason").asString())
         .isEqualTo("stop");
     StringBuilder deltas = new StringBuilder();
+    StringBuilder reasoning = new StringBuilder();
     for (JsonNode chunk : chunks) {
-      deltas.append(chunk.path("choices").path(0).path("delta").path("content").asString(""));
+      JsonNode delta = chunk.path("choices").path(0).path("delta");
+      deltas.append(delta.path("content").asString(""));
+      reasoning.append(delta.path("reasoning_content").asString(""));
     }
     assertThat(deltas.toString()).isEqualTo(content);
+    assertThat(reasoning.toString()).isEqualTo("Handing over to the researcher: Research Kafka\n");
+    assertThat(chunks)
+        .filteredOn(c -> c.has("agentrt_event"))
+        .singleElement()
+        .satisfies(
+            c -> assertThat(c.path("agentrt_event").path("type").asString()).isEqualTo("handoff"));
   }
 
   // --- helpers --------------------------------------------------------------------------------
