@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -14,14 +16,26 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * A local server speaking the OpenAI chat-completions wire format, for the services' real
  * OpenAI-compatible provider: it decides like a model would (a new task for the person's message)
- * and fails every other call with HTTP 500, counting the agent turns it refused.
+ * and answers an agent turn by the task's instruction:
+ *
+ * <ul>
+ *   <li>{@code [repeat] …}: calls {@code read_doc} on {@code kafka.md}, every time;
+ *   <li>{@code [loop] …}: calls {@code search_docs} with a new query every time;
+ *   <li>{@code [hang] …}: holds the call for {@link #HANG}, then calls {@code search_docs};
+ *   <li>anything else: HTTP 500, counting the agent turns it refused.
+ * </ul>
+ *
+ * Every other call (the finalizer's) fails with HTTP 500 too. Each answer reports 20 + 10 tokens.
  */
 final class FakeOpenAiServer implements AutoCloseable {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
+  static final Duration HANG = Duration.ofSeconds(12);
+
   private final HttpServer server;
   final AtomicInteger refusedAgentTurns = new AtomicInteger();
+  final AtomicInteger agentTurns = new AtomicInteger();
 
   FakeOpenAiServer() {
     try {
@@ -30,6 +44,7 @@ final class FakeOpenAiServer implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     server.createContext("/v1/chat/completions", this::complete);
+    server.setExecutor(Executors.newVirtualThreadPerTaskExecutor()); // a held call holds no other
     server.start();
   }
 
@@ -52,6 +67,32 @@ final class FakeOpenAiServer implements AutoCloseable {
       return;
     }
     if (request.path("tools").isArray() && !request.path("tools").isEmpty()) {
+      String instruction = messages.path(1).path("content").asString("");
+      int turn = 0;
+      for (JsonNode m : messages) {
+        turn += m.path("role").asString().equals("assistant") ? 1 : 0;
+      }
+      String call = "call_" + turn;
+      if (instruction.startsWith("[repeat]")) {
+        agentTurns.incrementAndGet();
+        respond(exchange, 200, toolCall(call, "read_doc", "{\"path\":\"kafka.md\"}"));
+        return;
+      }
+      if (instruction.startsWith("[loop]")) {
+        agentTurns.incrementAndGet();
+        respond(exchange, 200, toolCall(call, "search_docs", "{\"query\":\"q" + turn + "\"}"));
+        return;
+      }
+      if (instruction.startsWith("[hang]")) {
+        agentTurns.incrementAndGet();
+        try {
+          Thread.sleep(HANG);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        respond(exchange, 200, toolCall(call, "search_docs", "{\"query\":\"x\"}"));
+        return;
+      }
       refusedAgentTurns.incrementAndGet();
     }
     respond(
@@ -62,11 +103,31 @@ final class FakeOpenAiServer implements AutoCloseable {
 
   private static String completion(String content) {
     ObjectNode body = JSON.createObjectNode();
+    ObjectNode choice = head(body);
+    choice.put("finish_reason", "stop");
+    choice.putObject("message").put("role", "assistant").put("content", content);
+    return withUsage(body);
+  }
+
+  private static String toolCall(String id, String name, String arguments) {
+    ObjectNode body = JSON.createObjectNode();
+    ObjectNode choice = head(body);
+    choice.put("finish_reason", "tool_calls");
+    ObjectNode message = choice.putObject("message").put("role", "assistant");
+    message.putNull("content");
+    ObjectNode call =
+        message.putArray("tool_calls").addObject().put("id", id).put("type", "function");
+    call.putObject("function").put("name", name).put("arguments", arguments);
+    return withUsage(body);
+  }
+
+  private static ObjectNode head(ObjectNode body) {
     body.put("id", "chatcmpl-fake").put("object", "chat.completion").put("created", 1_700_000_000L);
     body.put("model", "fake");
-    ObjectNode choice = body.putArray("choices").addObject();
-    choice.put("index", 0).put("finish_reason", "stop");
-    choice.putObject("message").put("role", "assistant").put("content", content);
+    return body.putArray("choices").addObject().put("index", 0);
+  }
+
+  private static String withUsage(ObjectNode body) {
     body.putObject("usage")
         .put("prompt_tokens", 20)
         .put("completion_tokens", 10)

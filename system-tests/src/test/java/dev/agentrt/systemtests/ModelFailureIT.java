@@ -3,78 +3,30 @@ package dev.agentrt.systemtests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.agentrt.localstack.EmbeddedMongo;
-import dev.agentrt.localstack.KafkaBroker;
-import dev.agentrt.localstack.TopicCreator;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
  * A model provider that keeps failing, end to end: the services use their real OpenAI-compatible
  * provider against a local server that decides correctly but answers every agent turn with HTTP
  * 500. The turn is retried, then the run ends visibly: sub-agent and task failed, the reason
- * recorded, and a message in the chat. A stack of its own, so its model does not touch the others'.
+ * recorded, and a message in the chat. On the scripted-model stack, so its model does not touch the
+ * others'.
  */
 class ModelFailureIT {
 
-  private static final int ATTEMPTS = 3;
+  private static final int ATTEMPTS = ScriptedModelStack.MODEL_ATTEMPTS;
 
-  @TempDir static Path dataDir;
-
-  private static FakeOpenAiServer provider;
-  private static KafkaBroker kafka;
-  private static EmbeddedMongo mongo;
-  private static RunningServices services;
-
-  @BeforeAll
-  static void startStackWithAFailingProvider() {
-    provider = new FakeOpenAiServer();
-    kafka = KafkaBroker.start(dataDir.resolve("kafka"), 0);
-    mongo = EmbeddedMongo.start(null, 0);
-    TopicCreator.createAll(kafka.bootstrapServers());
-    services =
-        RunningServices.start(
-            "model-failure",
-            List.of("orchestrator", "agent-init", "agent-loop", "finalizer"),
-            kafka.bootstrapServers(),
-            mongo.uri(),
-            Map.of(
-                "AGENTRT_MODEL_PROVIDER", "openai",
-                "AGENTRT_MODEL_BASE_URL", provider.baseUrl(),
-                "AGENTRT_MODEL_NAME", "fake",
-                "AGENTRT_AGENT_LOOP_MODEL_ATTEMPTS", Integer.toString(ATTEMPTS),
-                "AGENTRT_AGENT_LOOP_MODEL_BACKOFF", "100ms",
-                "AGENTRT_FINALIZER_MODEL_ATTEMPTS", "2",
-                "AGENTRT_FINALIZER_MODEL_BACKOFF", "100ms"));
-  }
-
-  @AfterAll
-  static void stopStack() {
-    if (services != null) {
-      services.close();
-    }
-    if (kafka != null) {
-      kafka.close();
-    }
-    if (mongo != null) {
-      mongo.close();
-    }
-    if (provider != null) {
-      provider.close();
-    }
-  }
+  private final ScriptedModelStack stack = ScriptedModelStack.get();
+  private final FakeOpenAiServer provider = stack.model;
+  private final RunningServices services = stack.services;
 
   @Test
   void aModelThatKeepsFailingIsRetriedThenTheRunFailsVisiblyWithAMessageInTheChat() {
     ChatApi api = new ChatApi(services.baseUrl("orchestrator"));
     String chatId = api.createChat();
+    int refusedBefore = provider.refusedAgentTurns.get();
 
     api.postMessage(chatId, "Research Kafka");
 
@@ -87,9 +39,9 @@ class ModelFailureIT {
                     tasks.size() == 1 && tasks.get(0).path("status").asString().equals("failed"))
             .get(0);
     assertThat(task.path("error").asString()).contains("500");
-    assertThat(provider.refusedAgentTurns)
+    assertThat(provider.refusedAgentTurns.get() - refusedBefore)
         .as("the turn was tried %d times", ATTEMPTS)
-        .hasValue(ATTEMPTS);
+        .isEqualTo(ATTEMPTS);
 
     JsonNode details = api.get("/api/tasks/" + task.path("id").asString()).body();
     assertThat(details.path("subAgent").path("status").asString()).isEqualTo("failed");

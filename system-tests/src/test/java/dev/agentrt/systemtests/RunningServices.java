@@ -36,6 +36,9 @@ final class RunningServices implements AutoCloseable {
     Path repoRoot = Path.of(System.getProperty("agentrt.repo.root", ".."));
     Path logs = repoRoot.resolve("system-tests/target/service-logs").resolve(label);
     Map<String, String> env = new HashMap<>(moreEnv);
+    // Six JVMs starting at once on a small, busy machine can take longer than the default 10 s to
+    // reach the broker; the check is about absent infrastructure, not slow start-up.
+    env.putIfAbsent("AGENTRT_STARTUP_CHECK_TIMEOUT", "60s");
     env.put("KAFKA_BOOTSTRAP_SERVERS", kafkaBootstrap);
     env.put("MONGODB_URI", mongoUri);
     RunningServices running = new RunningServices();

@@ -45,6 +45,12 @@ class AgentLoop {
   /** Repair turns a final answer that breaks the output schema gets before the run fails. */
   static final int MAX_REPAIRS = 2;
 
+  /**
+   * Sub-agents one sweep takes up at most; the next sweep takes the rest. (Whole documents are
+   * read: a projection would leave the record's primitive fields without a value to build it from.)
+   */
+  static final int SWEEP_BATCH = 100;
+
   private final MongoTemplate mongo;
   private final SubAgentConversations conversations;
   private final AgentCatalog agents;
@@ -144,7 +150,7 @@ class AgentLoop {
     Query overdue =
         Query.query(
             Criteria.where("status").is(SubAgentStatus.active).and("deadline").lt(clock.instant()));
-    overdue.fields().include("_id");
+    overdue.limit(SWEEP_BATCH);
     return mongo.find(overdue, SubAgent.class).stream().map(SubAgent::id).toList();
   }
 
@@ -365,7 +371,7 @@ class AgentLoop {
                 .is(SubAgentStatus.active)
                 .and("turn.leaseUntil")
                 .lt(clock.instant()));
-    expired.fields().include("_id");
+    expired.limit(SWEEP_BATCH);
     return mongo.find(expired, SubAgent.class).stream().map(SubAgent::id).toList();
   }
 }

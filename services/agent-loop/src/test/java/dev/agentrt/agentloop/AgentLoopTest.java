@@ -382,11 +382,33 @@ class AgentLoopTest {
     assertThat(subAgent().deadline()).as("set when the turn was claimed").isNotNull();
 
     assertThat(impatient.overdueRuns()).isEmpty(); // the stored deadline is 10 minutes away
-    impatient.enforceDeadline(subAgent.id()); // the sweeper looks anyway: no event is coming
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("deadline", Instant.now().minusSeconds(1)),
+        SubAgent.class);
+    assertThat(impatient.overdueRuns()).containsExactly(subAgent.id());
+    impatient.enforceDeadline(subAgent.id()); // what the sweeper does with it
 
     assertThat(task().status()).isEqualTo(TaskStatus.failed);
     assertThat(failureReason()).isEqualTo("timeout");
     assertThat(task().error()).contains("deadline");
+  }
+
+  @Test
+  void aTurnWhoseLeaseExpiredIsListedForTheSweeperAndTakenAgain() {
+    model.replies("Done.");
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("turn", new SubAgent.Turn(2, Instant.now().minusSeconds(1))),
+        SubAgent.class);
+
+    assertThat(loop.expiredTurns()).containsExactly(subAgent.id());
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests()).hasSize(1);
   }
 
   @Test

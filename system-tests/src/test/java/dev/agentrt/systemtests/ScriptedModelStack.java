@@ -1,0 +1,84 @@
+package dev.agentrt.systemtests;
+
+import dev.agentrt.localstack.EmbeddedMongo;
+import dev.agentrt.localstack.KafkaBroker;
+import dev.agentrt.localstack.Services;
+import dev.agentrt.localstack.TopicCreator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.Map;
+
+/**
+ * A second stack whose services use their real OpenAI-compatible provider against a {@link
+ * FakeOpenAiServer}, started once for the system tests of this JVM that script the model end to end
+ * (its model must not touch the offline-model stack's runs). The agent-loop sweeps every second, so
+ * deadline tests need not wait long; the model is tried {@link #MODEL_ATTEMPTS} times.
+ */
+final class ScriptedModelStack {
+
+  static final int MODEL_ATTEMPTS = 3;
+
+  private static ScriptedModelStack instance;
+
+  final FakeOpenAiServer model;
+  final RunningServices services;
+  private final KafkaBroker kafka;
+  private final EmbeddedMongo mongo;
+
+  private ScriptedModelStack(
+      FakeOpenAiServer model, KafkaBroker kafka, EmbeddedMongo mongo, RunningServices services) {
+    this.model = model;
+    this.kafka = kafka;
+    this.mongo = mongo;
+    this.services = services;
+  }
+
+  static synchronized ScriptedModelStack get() {
+    if (instance == null) {
+      instance = start();
+      Runtime.getRuntime().addShutdownHook(new Thread(instance::stop));
+    }
+    return instance;
+  }
+
+  String mongoUri() {
+    return mongo.uri();
+  }
+
+  private static ScriptedModelStack start() {
+    try {
+      FakeOpenAiServer model = new FakeOpenAiServer();
+      KafkaBroker kafka =
+          KafkaBroker.start(
+              Files.createTempDirectory("agentrt-scripted-model").resolve("kafka"), 0);
+      EmbeddedMongo mongo = EmbeddedMongo.start(null, 0);
+      TopicCreator.createAll(kafka.bootstrapServers());
+      RunningServices services =
+          RunningServices.start(
+              "scripted-model",
+              Services.ALL,
+              kafka.bootstrapServers(),
+              mongo.uri(),
+              Map.of(
+                  "AGENTRT_MODEL_PROVIDER", "openai",
+                  "AGENTRT_MODEL_BASE_URL", model.baseUrl(),
+                  "AGENTRT_MODEL_NAME", "fake",
+                  "AGENTRT_AGENT_LOOP_MODEL_ATTEMPTS", Integer.toString(MODEL_ATTEMPTS),
+                  "AGENTRT_AGENT_LOOP_MODEL_BACKOFF", "100ms",
+                  "AGENTRT_AGENT_LOOP_SWEEP_INTERVAL", "1s",
+                  "AGENTRT_FINALIZER_MODEL_ATTEMPTS", "2",
+                  "AGENTRT_FINALIZER_MODEL_BACKOFF", "100ms"));
+      return new ScriptedModelStack(model, kafka, mongo, services);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void stop() {
+    services.close();
+    kafka.close();
+    mongo.close();
+    model.close();
+  }
+}
