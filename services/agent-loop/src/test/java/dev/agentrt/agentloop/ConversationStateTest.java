@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.SubAgentMessage;
+import dev.agentrt.store.TurnUsage;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,6 +100,70 @@ class ConversationStateTest {
     assertThat(new ConversationState(messages).stepsThisRun()).isEqualTo(1);
   }
 
+  @Test
+  void theRunsClockStartsWithThePersonsMessageAndRestartsWhenTheyAnswerAQuestion() {
+    add("user", "Research");
+    Instant started = messages.getLast().createdAt();
+    answer(call("c1", "search_docs"));
+    result("c1");
+    assertThat(new ConversationState(messages).clockStartedAt()).contains(started);
+
+    answer(new RequestedToolCall("c2", "ask_user", "{\"question\":\"Which?\"}"));
+    message("tool", "Kafka", List.of(), "c2");
+
+    ConversationState state = new ConversationState(messages);
+    assertThat(state.clockStartedAt()).contains(messages.getLast().createdAt());
+    assertThat(state.stepsThisRun()).as("an answer to its question is the same run").isEqualTo(2);
+  }
+
+  @Test
+  void repeatsCountOnlyTheSameCallWithTheSameResultInARowAndWarningsStartNoNewRun() {
+    add("user", "Research");
+    answer(call("c1", "search_docs"));
+    result("c1");
+    answer(call("c2", "search_docs"));
+    result("c2");
+    assertThat(new ConversationState(messages).repeatedCalls()).isEqualTo(2);
+
+    answer(new RequestedToolCall("c3", "search_docs", "{\"query\":\"other\"}"));
+    result("c3");
+    assertThat(new ConversationState(messages).repeatedCalls()).isEqualTo(1);
+
+    add("user", ConversationState.STAGNATION_PROMPT + " …");
+    ConversationState warned = new ConversationState(messages);
+    assertThat(warned.repeatedCalls()).as("not after the warning").isZero();
+    assertThat(warned.stepsThisRun()).as("the warning is not the person").isEqualTo(3);
+  }
+
+  @Test
+  void tokensOfARunAreItsTurnsSinceThePersonSpoke() {
+    add("user", "Research");
+    turnWithTokens(100, 20);
+    add("user", "Also MongoDB");
+    turnWithTokens(30, 5);
+    turnWithTokens(7, 3);
+
+    assertThat(new ConversationState(messages).tokensThisRun()).isEqualTo(45);
+  }
+
+  private void turnWithTokens(int prompt, int completion) {
+    messages.add(
+        new SubAgentMessage(
+            "m" + messages.size(),
+            "sa-1",
+            "task-1",
+            "chat-1",
+            messages.size() + 1,
+            "assistant",
+            "thinking",
+            List.of(),
+            null,
+            null,
+            new TurnUsage(prompt, completion),
+            Instant.EPOCH,
+            List.of()));
+  }
+
   private ConversationStateTest add(String role, String content) {
     return message(role, content, List.of(), null);
   }
@@ -124,7 +189,7 @@ class ConversationStateTest {
             content,
             calls,
             toolCallId,
-            Instant.EPOCH,
+            Instant.EPOCH.plusSeconds(messages.size()),
             List.of()));
     return this;
   }
