@@ -180,7 +180,7 @@ class AgentLoop {
       long latencyMs = (System.nanoTime() - started) / 1_000_000;
       if (!stillActive(subAgent)) {
         log.info(
-            "sub-agent {} stopped (cancelled) during its turn; the answer is dropped",
+            "sub-agent {} stopped (cancelled, or failed by a limit) during its turn; the answer is dropped",
             subAgent.id());
         releaseTurn(subAgent, seq);
         return;
