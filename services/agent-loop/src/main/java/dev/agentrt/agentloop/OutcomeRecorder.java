@@ -13,6 +13,7 @@ import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.PendingToolCalls;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
@@ -223,20 +224,7 @@ class OutcomeRecorder {
    * failed} with the reason, and the answer's outbox is emptied so the relay announces nothing.
    */
   void dropCalls(SubAgentMessage answer, String reason) {
-    Instant now = clock.instant();
-    mongo.updateMulti(
-        Query.query(
-            Criteria.where("subAgentId")
-                .is(answer.subAgentId())
-                .and("status")
-                .is(ToolCallStatus.pending)),
-        new Update()
-            .set("status", ToolCallStatus.failed)
-            .set(
-                "error",
-                "{\"error_type\":\"" + reason + "\",\"message\":\"not run: the run was stopped\"}")
-            .set("updatedAt", now),
-        ToolCall.class);
+    PendingToolCalls.fail(mongo, answer.subAgentId(), reason, clock.instant());
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(answer.id())),
         new Update().set(Outbox.FIELD, List.of()),
@@ -297,6 +285,7 @@ class OutcomeRecorder {
             List.of()),
         now);
     move(subAgent, SubAgentStatus.active, SubAgentStatus.failed);
+    PendingToolCalls.fail(mongo, subAgent.id(), reason, now);
     moveTask(
         subAgent,
         TaskStatus.running,

@@ -393,6 +393,10 @@ class AgentLoopTest {
     assertThat(task().status()).isEqualTo(TaskStatus.failed);
     assertThat(failureReason()).isEqualTo("timeout");
     assertThat(task().error()).contains("deadline");
+    assertThat(toolCalls())
+        .as("a call no tool-runner started never starts once the run has ended")
+        .extracting(ToolCall::status)
+        .containsExactly(ToolCallStatus.failed);
   }
 
   @Test

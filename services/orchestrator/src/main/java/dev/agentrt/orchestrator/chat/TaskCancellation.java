@@ -7,6 +7,7 @@ import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.platform.outbox.OutboxPublishException;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.PendingToolCalls;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
@@ -102,6 +103,7 @@ class TaskCancellation {
                   .in(SubAgentStatus.active, SubAgentStatus.waiting_for_user)),
           new Update().set("status", SubAgentStatus.cancelled).set("updatedAt", now),
           SubAgent.class);
+      PendingToolCalls.fail(mongo, task.subAgentId(), "cancelled", now);
     }
     ledger.append(
         task.chatId(),
