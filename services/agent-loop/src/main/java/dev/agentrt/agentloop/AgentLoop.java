@@ -25,6 +25,7 @@ import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.data.mongodb.core.FindAndModifyOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
@@ -190,6 +191,13 @@ class AgentLoop {
       if (withinBudget(subAgent, conversation, run, answer)) {
         settle(subAgent, agent, conversation, answer);
       }
+      SubAgent released = releaseTurn(subAgent, seq);
+      if (released != null && released.messageCount() > answer.seq()) {
+        // A message arrived during the turn (a follow-up while the model thought, a fast tool's
+        // result while the outcome was applied): its own wake-up found the turn taken.
+        wake(subAgent.id());
+      }
+      return;
     } catch (ModelException e) {
       recorder.fail(subAgent, seq, "model_error", e.getMessage());
     } catch (RuntimeException e) {
@@ -201,7 +209,6 @@ class AgentLoop {
       return;
     }
     releaseTurn(subAgent, seq);
-    wake(subAgent.id()); // a message may have arrived while the model was thinking
   }
 
   /**
@@ -356,10 +363,12 @@ class AgentLoop {
     return mongo.updateFirst(unclaimed, claim, SubAgent.class).getModifiedCount() == 1;
   }
 
-  private void releaseTurn(SubAgent subAgent, long seq) {
-    mongo.updateFirst(
+  /** Ends this worker's turn; the sub-agent as it is then, or null if the turn was not held. */
+  private @Nullable SubAgent releaseTurn(SubAgent subAgent, long seq) {
+    return mongo.findAndModify(
         Query.query(Criteria.where("_id").is(subAgent.id()).and("turn.seq").is(seq)),
         new Update().unset("turn"),
+        FindAndModifyOptions.options().returnNew(true),
         SubAgent.class);
   }
 

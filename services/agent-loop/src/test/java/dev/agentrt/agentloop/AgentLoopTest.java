@@ -593,7 +593,7 @@ class AgentLoopTest {
         new AgentLoopProperties(
             3,
             Duration.ofMillis(10),
-            Duration.ofMillis(50),
+            Duration.ofSeconds(5), // generous: a held model step must not time out on a busy box
             Duration.ofMinutes(1),
             Duration.ofSeconds(5));
     return new AgentLoop(
@@ -619,12 +619,17 @@ class AgentLoopTest {
         0);
   }
 
+  /** The reason of the run's end, once recorded (the ledger is written after the statuses). */
   private String failureReason() {
-    return ledger.after(subAgent.chatId(), 0, 100).stream()
-        .filter(e -> e.type().equals(RunEvent.RUN_END))
-        .map(e -> (String) e.data().get("reason"))
-        .findFirst()
-        .orElse(null);
+    return await()
+        .until(
+            () ->
+                ledger.after(subAgent.chatId(), 0, 100).stream()
+                    .filter(e -> e.type().equals(RunEvent.RUN_END))
+                    .map(e -> (String) e.data().get("reason"))
+                    .findFirst()
+                    .orElse(null),
+            java.util.Objects::nonNull);
   }
 
   private List<String> ledgerTypes() {
