@@ -2,7 +2,6 @@ package dev.agentrt.agentloop;
 
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
-import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.model.ModelException;
 import dev.agentrt.model.ModelMessage;
 import dev.agentrt.model.ModelReply;
@@ -48,6 +47,7 @@ class AgentLoop {
   private final OutputSchemaCheck outputs;
   private final AgentLoopProperties properties;
   private final Executor turns;
+  private final ToolDefinitions tools;
   private final Clock clock = Clock.systemUTC();
 
   AgentLoop(
@@ -67,6 +67,7 @@ class AgentLoop {
     this.outputs = outputs;
     this.properties = properties;
     this.turns = turns;
+    this.tools = new ToolDefinitions(mongo);
   }
 
   void wake(String subAgentId) {
@@ -170,7 +171,7 @@ class AgentLoop {
     return new ModelRequest(
         ModelRequest.Purpose.AGENT_TURN,
         messages,
-        ToolCatalog.forAgent(agent),
+        tools.forAgent(agent),
         agent.outputSchema(),
         modelName);
   }

@@ -1,0 +1,41 @@
+package dev.agentrt.toolrunner.mcp;
+
+import dev.agentrt.toolrunner.calls.ToolCallProperties;
+import dev.agentrt.toolrunner.tools.ToolSettings;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.beans.factory.DisposableBean;
+
+/** The configured MCP servers, connected at start-up and closed (stdio ones stopped) at the end. */
+public final class McpServers implements DisposableBean {
+
+  private final List<McpServer> servers;
+
+  public McpServers(McpProperties mcp, ToolCallProperties properties) {
+    ToolSettings settings = properties.settings();
+    List<McpServer> connected = new ArrayList<>();
+    mcp.servers()
+        .forEach(
+            (name, server) -> {
+              if (server.timeout() != null) {
+                ToolCallProperties.checkLease(
+                    properties.lease(),
+                    server.timeout(),
+                    "agentrt.tools.mcp.servers." + name + ".timeout");
+              }
+              McpServer connection = new McpServer(name, server, settings);
+              connection.start();
+              connected.add(connection);
+            });
+    this.servers = List.copyOf(connected);
+  }
+
+  public List<McpServer> all() {
+    return servers;
+  }
+
+  @Override
+  public void destroy() {
+    servers.forEach(McpServer::close);
+  }
+}
