@@ -19,7 +19,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -43,8 +48,12 @@ public final class McpServer implements ToolSource, AutoCloseable {
   private final McpProperties.Server config;
   private final ToolSettings settings;
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+  private final ExecutorService calls = Executors.newVirtualThreadPerTaskExecutor();
   private volatile List<RegisteredTool> tools = List.of();
   private @Nullable McpSyncClient client;
+
+  /** Completes when the current stdio server's process ends. */
+  private CompletableFuture<Void> exited = new CompletableFuture<>();
 
   public McpServer(String name, McpProperties.Server config, ToolSettings settings) {
     this.name = name;
@@ -83,8 +92,9 @@ public final class McpServer implements ToolSource, AutoCloseable {
 
   private synchronized McpSyncClient client() {
     if (client == null) {
+      McpClientTransport transport = transport();
       McpSyncClient fresh =
-          McpClient.sync(transport())
+          McpClient.sync(transport)
               .clientInfo(new McpSchema.Implementation("agentrt-tool-runner", "1.0"))
               .requestTimeout(settings.timeout("", config.timeout()).plusSeconds(5))
               .initializationTimeout(Duration.ofSeconds(30))
@@ -100,6 +110,7 @@ public final class McpServer implements ToolSource, AutoCloseable {
           cursor = page.nextCursor();
         } while (cursor != null);
         client = fresh;
+        exited = watch(transport);
         listed(all);
       } catch (RuntimeException e) {
         fresh.close();
@@ -107,6 +118,25 @@ public final class McpServer implements ToolSource, AutoCloseable {
       }
     }
     return client;
+  }
+
+  /** A future completing when a stdio server's process ends (never for HTTP servers). */
+  private CompletableFuture<Void> watch(McpClientTransport transport) {
+    CompletableFuture<Void> ended = new CompletableFuture<>();
+    if (transport instanceof StdioClientTransport stdio) {
+      Thread.ofVirtual()
+          .name("mcp-" + name + "-watch")
+          .start(
+              () -> {
+                try {
+                  stdio.awaitForExit();
+                } catch (RuntimeException e) {
+                  log.debug("watching MCP server {}: {}", name, e.toString());
+                }
+                ended.complete(null);
+              });
+    }
+    return ended;
   }
 
   private McpClientTransport transport() {
@@ -161,18 +191,35 @@ public final class McpServer implements ToolSource, AutoCloseable {
   /** Calls the tool; an MCP error result or a broken connection is a {@code tool_error}. */
   private String call(String tool, String arguments) {
     McpSchema.CallToolResult result;
+    CompletableFuture<McpSchema.CallToolResult> call = null;
     try {
-      result =
-          client()
-              .callTool(
-                  new McpSchema.CallToolRequest(McpJsonDefaults.getMapper(), tool, arguments));
-    } catch (RuntimeException e) {
-      if (Thread.currentThread().isInterrupted()) {
-        throw e;
+      McpSyncClient connected = client();
+      CompletableFuture<Void> ended = exited;
+      McpSchema.CallToolRequest request =
+          new McpSchema.CallToolRequest(McpJsonDefaults.getMapper(), tool, arguments);
+      call = CompletableFuture.supplyAsync(() -> connected.callTool(request), calls);
+      // The answer, or the server's process ending: a dead server never answers.
+      CompletableFuture.anyOf(call, ended).get();
+      if (!call.isDone()) {
+        disconnect();
+        throw new ToolException(
+            ErrorType.tool_error, "MCP server " + name + " stopped during the call");
       }
+      result = call.join();
+    } catch (InterruptedException e) {
+      if (call != null) {
+        call.cancel(true);
+      }
+      Thread.currentThread().interrupt();
+      throw new ToolException(ErrorType.timeout, tool + " was interrupted");
+    } catch (ToolException e) {
+      throw e;
+    } catch (ExecutionException | RuntimeException e) {
       disconnect();
+      Throwable cause =
+          e instanceof ExecutionException || e instanceof CompletionException ? e.getCause() : e;
       throw new ToolException(
-          ErrorType.tool_error, "MCP server " + name + " failed: " + rootMessage(e));
+          ErrorType.tool_error, "MCP server " + name + " failed: " + rootMessage(cause));
     }
     String text =
         result.content() == null
@@ -216,6 +263,7 @@ public final class McpServer implements ToolSource, AutoCloseable {
   @Override
   public void close() {
     disconnect();
+    calls.shutdownNow();
   }
 
   private final class Callback implements ToolCallback {
