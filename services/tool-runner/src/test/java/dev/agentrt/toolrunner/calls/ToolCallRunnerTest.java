@@ -29,6 +29,8 @@ import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
+import dev.agentrt.toolrunner.mcp.McpServer;
+import dev.agentrt.toolrunner.mcp.McpTestServers;
 import dev.agentrt.toolrunner.tools.ToolSettings;
 import dev.agentrt.toolrunner.tools.Toolbox;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -80,6 +82,10 @@ class ToolCallRunnerTest {
                   description: Files things.
                   systemPrompt: File.
                   tools: [files__*]
+                - name: tester
+                  description: Tries everything.
+                  systemPrompt: Try.
+                  tools: [everything__*]
               """
                   .getBytes(StandardCharsets.UTF_8)),
           "test agents");
@@ -126,18 +132,16 @@ class ToolCallRunnerTest {
   }
 
   private ToolCallRunner runner(ToolCallProperties properties) {
+    return runner(properties, Toolbox.of(List.of(tool), properties.settings()));
+  }
+
+  private ToolCallRunner runner(ToolCallProperties properties, Toolbox toolbox) {
     ToolCalls calls = new ToolCalls(mongo, properties);
     ToolMessages messages =
         new ToolMessages(
             calls, mongo, new SubAgentConversations(mongo), new Outbox(published, mongo), CODEC);
     ToolCallRunner made =
-        new ToolCallRunner(
-            calls,
-            messages,
-            Toolbox.of(List.of(tool), properties.settings()),
-            AGENTS,
-            properties,
-            new SimpleMeterRegistry());
+        new ToolCallRunner(calls, messages, toolbox, AGENTS, properties, new SimpleMeterRegistry());
     runners.add(made);
     return made;
   }
@@ -370,6 +374,42 @@ class ToolCallRunnerTest {
             JSON.readTree(
                 "{\"error_type\":\"timeout\",\"message\":\"search_docs did not finish within 200 ms\"}"));
     assertThat(theToolMessageOf(call).content()).isEqualTo(done.error());
+  }
+
+  @Test
+  void anMcpToolSlowPastItsTimeoutFailsWithTimeoutAndTheServerStaysUsable() {
+    McpTestServers.assumeAvailable();
+    String slow = "everything__trigger-long-running-operation";
+    ToolCallProperties oneSecond =
+        new ToolCallProperties(
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(10),
+            Map.of(slow, new ToolSettings.Override(Duration.ofSeconds(1), null)));
+    McpServer everything =
+        new McpServer("everything", McpTestServers.everything(null), oneSecond.settings());
+    try {
+      everything.start();
+      ToolCallRunner withMcp = runner(oneSecond, new Toolbox(List.of(everything)));
+      SubAgent subAgent = stored(subAgent("tester"));
+      ToolCall call = stored(pending(subAgent, slow, "{\"duration\":30,\"steps\":3}"));
+      ToolCall sum = stored(pending(subAgent, "everything__get-sum", "{\"a\":20,\"b\":22}"));
+
+      withMcp.onRequested(requested(call));
+      ToolCall done = awaitAnswered(call);
+      withMcp.onRequested(requested(sum));
+
+      assertThat(done.status()).isEqualTo(ToolCallStatus.failed);
+      assertThat(JSON.readTree(done.error()))
+          .isEqualTo(
+              JSON.readTree(
+                  "{\"error_type\":\"timeout\",\"message\":\""
+                      + slow
+                      + " did not finish within 1000 ms\"}"));
+      assertThat(awaitAnswered(sum).result()).contains("42");
+    } finally {
+      everything.close();
+    }
   }
 
   @Test

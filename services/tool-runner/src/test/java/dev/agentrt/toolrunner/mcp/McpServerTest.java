@@ -1,6 +1,7 @@
 package dev.agentrt.toolrunner.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.toolrunner.tools.ErrorType;
@@ -14,7 +15,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,6 +77,28 @@ class McpServerTest {
     assertThat(sum.idempotent()).as("declares idempotentHint").isTrue();
     assertThat(sum.timeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(toolbox.find("files__move_file").orElseThrow().idempotent()).isFalse();
+  }
+
+  @Test
+  void aListChangedNotificationRefreshesTheRegistry() {
+    // server-everything registers more tools once initialized and announces them with
+    // notifications/tools/list_changed; the registry reads the list again each time.
+    McpServer everything = new McpServer("everything", McpTestServers.everything(null), SETTINGS);
+    started.add(everything);
+    AtomicInteger listings = new AtomicInteger();
+    everything.onChange(listings::incrementAndGet);
+    Toolbox toolbox = new Toolbox(List.of(everything));
+    List<List<String>> seen = new CopyOnWriteArrayList<>();
+    toolbox.onChange(() -> seen.add(toolbox.names()));
+
+    everything.start();
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(listings).hasValueGreaterThan(1));
+    assertThat(seen).isNotEmpty();
+    assertThat(seen.getLast())
+        .contains("everything__simulate-research-query", "everything__get-sum");
   }
 
   @Test
