@@ -96,7 +96,8 @@ public final class McpServer implements ToolSource, AutoCloseable {
       McpSyncClient fresh =
           McpClient.sync(transport)
               .clientInfo(new McpSchema.Implementation("agentrt-tool-runner", "1.0"))
-              .requestTimeout(settings.timeout("", config.timeout()).plusSeconds(5))
+              // The runner bounds each call by its tool's timeout; this only bounds a lost answer.
+              .requestTimeout(settings.longestTimeout(config.timeout()).plusSeconds(5))
               .initializationTimeout(Duration.ofSeconds(30))
               .toolsChangeConsumer(this::listed)
               .build();

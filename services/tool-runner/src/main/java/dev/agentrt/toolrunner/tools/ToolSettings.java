@@ -30,6 +30,17 @@ public record ToolSettings(Duration defaultTimeout, Map<String, Override> overri
     return sourceTimeout != null ? sourceTimeout : defaultTimeout;
   }
 
+  /** The longest timeout any tool of a source with this timeout can have. */
+  public Duration longestTimeout(@Nullable Duration sourceTimeout) {
+    Duration longest = sourceTimeout != null ? sourceTimeout : defaultTimeout;
+    for (Override override : overrides.values()) {
+      if (override.timeout() != null && override.timeout().compareTo(longest) > 0) {
+        longest = override.timeout();
+      }
+    }
+    return longest;
+  }
+
   public boolean idempotent(String tool, boolean declared) {
     Override override = overrides.get(tool);
     return override != null && override.idempotent() != null ? override.idempotent() : declared;

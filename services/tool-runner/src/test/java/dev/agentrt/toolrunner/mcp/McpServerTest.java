@@ -124,6 +124,50 @@ class McpServerTest {
   }
 
   @Test
+  void reachesAServerOverStreamableHttp() throws Exception {
+    int port;
+    try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+      port = free.getLocalPort();
+    }
+    ProcessBuilder builder =
+        new ProcessBuilder("node", McpTestServers.EVERYTHING.toString(), "streamableHttp")
+            .redirectErrorStream(true);
+    builder.environment().put("PORT", String.valueOf(port));
+    Process http = builder.start();
+    try {
+      java.io.BufferedReader log =
+          new java.io.BufferedReader(
+              new java.io.InputStreamReader(
+                  http.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+      String line;
+      while ((line = log.readLine()) != null && !line.contains("listening on port")) {
+        // wait for the server to listen
+      }
+      assertThat(line).as("the server says it listens").isNotNull();
+      Thread.ofVirtual().start(() -> log.lines().forEach(l -> {}));
+      McpServer server =
+          start(
+              "remote",
+              new McpProperties.Server(
+                  null,
+                  null,
+                  null,
+                  java.net.URI.create("http://127.0.0.1:" + port + "/mcp"),
+                  null));
+      Toolbox toolbox = new Toolbox(List.of(server));
+
+      assertThat(toolbox.names()).contains("remote__get-sum", "remote__echo");
+      assertThat(
+              JSON.readTree(toolbox.run("remote__get-sum", "{\"a\":3,\"b\":4}").json())
+                  .get("text")
+                  .asString())
+          .contains("7");
+    } finally {
+      http.destroyForcibly();
+    }
+  }
+
+  @Test
   void argumentsBreakingTheServersSchemaNeverReachIt() {
     Toolbox toolbox = new Toolbox(List.of(start("everything", McpTestServers.everything(null))));
 
