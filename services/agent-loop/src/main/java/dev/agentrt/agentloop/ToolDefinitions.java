@@ -13,9 +13,10 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 
 /**
  * The tools a model may call for an agent, as tool-runner defines them: read from the {@code
- * tool_definitions} collection tool-runner keeps (built-in and MCP tools), kept for a few seconds,
- * filtered by the agent's {@code tools} list ({@code <server>__*} covers a server's tools), with
- * {@code ask_user} always first.
+ * tool_definitions} collection tool-runner keeps (built-in and MCP tools), kept for a few seconds
+ * (an empty collection, before tool-runner has written it, is read again next time), filtered by
+ * the agent's {@code tools} list ({@code <server>__*} covers a server's tools), with {@code
+ * ask_user} always first.
  */
 class ToolDefinitions {
 
@@ -51,7 +52,7 @@ class ToolDefinitions {
                 d.getString("_id"), d.getString("description"), d.getString("inputSchema")));
       }
       current = new Cached(List.copyOf(specs), now);
-      cached = current;
+      cached = specs.isEmpty() ? null : current;
     }
     return current.specs();
   }

@@ -101,14 +101,21 @@ class ToolDefinitionsTest {
   void readsTheDefinitionsAgainOnceTheCacheIsOld() {
     AgentDefinition agent = new AgentDefinition("a", "d", "p", List.of("files__*"), 5, null, null);
     ToolDefinitions definitions = new ToolDefinitions(mongo, clock);
+    // Nothing written yet (tool-runner not started): not cached, read again next time.
     assertThat(definitions.forAgent(agent)).extracting(ToolSpec::name).containsExactly("ask_user");
-
     defined("files__read_text_file", "Read a file.");
-    assertThat(definitions.forAgent(agent)).extracting(ToolSpec::name).containsExactly("ask_user");
+    assertThat(definitions.forAgent(agent))
+        .extracting(ToolSpec::name)
+        .containsExactly("ask_user", "files__read_text_file");
+
+    defined("files__write_file", "Write a file.");
+    assertThat(definitions.forAgent(agent))
+        .extracting(ToolSpec::name)
+        .containsExactly("ask_user", "files__read_text_file");
     now.set(now.get().plus(ToolDefinitions.CACHE_FOR).plus(Duration.ofMillis(1)));
 
     assertThat(definitions.forAgent(agent))
         .extracting(ToolSpec::name)
-        .containsExactly("ask_user", "files__read_text_file");
+        .containsExactly("ask_user", "files__read_text_file", "files__write_file");
   }
 }

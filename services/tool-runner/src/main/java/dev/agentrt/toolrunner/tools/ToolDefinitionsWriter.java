@@ -10,20 +10,20 @@ import java.util.List;
 import org.bson.Document;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.context.event.ApplicationReadyEvent;
-import org.springframework.context.event.EventListener;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.stereotype.Component;
 
 /**
  * Keeps the {@code tool_definitions} collection equal to the registry, so that the agent loop shows
- * the model the tools that really run here (MCP ones included): written at start-up and whenever
- * the registry changes. One document per tool: {@code _id} (the name), {@code description}, {@code
- * inputSchema} and {@code outputSchema} (JSON text), {@code timeoutMs}, {@code idempotent}, {@code
- * source}, {@code updatedAt}. Tools no longer in the registry are removed.
+ * the model the tools that really run here (MCP ones included): written at start-up, before the
+ * service reports healthy, and whenever the registry changes. One document per tool: {@code _id}
+ * (the name), {@code description}, {@code inputSchema} and {@code outputSchema} (JSON text), {@code
+ * timeoutMs}, {@code idempotent}, {@code source}, {@code updatedAt}. Tools no longer in the
+ * registry are removed.
  */
 @Component
-public class ToolDefinitionsWriter {
+public class ToolDefinitionsWriter implements SmartInitializingSingleton {
 
   private static final Logger log = LoggerFactory.getLogger(ToolDefinitionsWriter.class);
 
@@ -36,7 +36,11 @@ public class ToolDefinitionsWriter {
     this.mongo = mongo;
   }
 
-  @EventListener(ApplicationReadyEvent.class)
+  @Override
+  public void afterSingletonsInstantiated() {
+    onStart();
+  }
+
   void onStart() {
     toolbox.onChange(this::writeQuietly);
     writeQuietly();
