@@ -74,6 +74,11 @@ public final class McpServer implements ToolSource, AutoCloseable {
     }
   }
 
+  /** Whether it is not connected now (never reached, or its process ended); see {@link #start}. */
+  public synchronized boolean down() {
+    return client == null;
+  }
+
   @Override
   public List<RegisteredTool> tools() {
     return tools;
@@ -111,7 +116,7 @@ public final class McpServer implements ToolSource, AutoCloseable {
           cursor = page.nextCursor();
         } while (cursor != null);
         client = fresh;
-        exited = watch(transport);
+        exited = watch(transport, fresh);
         listed(all);
       } catch (RuntimeException e) {
         fresh.close();
@@ -121,8 +126,11 @@ public final class McpServer implements ToolSource, AutoCloseable {
     return client;
   }
 
-  /** A future completing when a stdio server's process ends (never for HTTP servers). */
-  private CompletableFuture<Void> watch(McpClientTransport transport) {
+  /**
+   * A future completing when a stdio server's process ends (never for HTTP servers); the client is
+   * then dropped, to be connected again by the next call or {@link McpServers}' reconnect.
+   */
+  private CompletableFuture<Void> watch(McpClientTransport transport, McpSyncClient watched) {
     CompletableFuture<Void> ended = new CompletableFuture<>();
     if (transport instanceof StdioClientTransport stdio) {
       Thread.ofVirtual()
@@ -134,6 +142,8 @@ public final class McpServer implements ToolSource, AutoCloseable {
                 } catch (RuntimeException e) {
                   log.debug("watching MCP server {}: {}", name, e.toString());
                 }
+                log.warn("MCP server {} stopped", name);
+                disconnect(watched);
                 ended.complete(null);
               });
     }
@@ -193,16 +203,18 @@ public final class McpServer implements ToolSource, AutoCloseable {
   private String call(String tool, String arguments) {
     McpSchema.CallToolResult result;
     CompletableFuture<McpSchema.CallToolResult> call = null;
+    McpSyncClient connected = null;
     try {
-      McpSyncClient connected = client();
+      connected = client();
       CompletableFuture<Void> ended = exited;
       McpSchema.CallToolRequest request =
           new McpSchema.CallToolRequest(McpJsonDefaults.getMapper(), tool, arguments);
-      call = CompletableFuture.supplyAsync(() -> connected.callTool(request), calls);
+      McpSyncClient caller = connected;
+      call = CompletableFuture.supplyAsync(() -> caller.callTool(request), calls);
       // The answer, or the server's process ending: a dead server never answers.
       CompletableFuture.anyOf(call, ended).get();
       if (!call.isDone()) {
-        disconnect();
+        disconnect(connected);
         throw new ToolException(
             ErrorType.tool_error, "MCP server " + name + " stopped during the call");
       }
@@ -216,7 +228,9 @@ public final class McpServer implements ToolSource, AutoCloseable {
     } catch (ToolException e) {
       throw e;
     } catch (ExecutionException | RuntimeException e) {
-      disconnect();
+      if (connected != null) {
+        disconnect(connected);
+      }
       Throwable cause =
           e instanceof ExecutionException || e instanceof CompletionException ? e.getCause() : e;
       throw new ToolException(
@@ -239,6 +253,12 @@ public final class McpServer implements ToolSource, AutoCloseable {
       return MAPPER.writeValueAsString(result.structuredContent());
     }
     return MAPPER.createObjectNode().put("text", text).toString();
+  }
+
+  private synchronized void disconnect(McpSyncClient which) {
+    if (client == which) {
+      disconnect();
+    }
   }
 
   private synchronized void disconnect() {

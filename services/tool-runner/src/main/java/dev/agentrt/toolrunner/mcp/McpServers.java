@@ -5,8 +5,12 @@ import dev.agentrt.toolrunner.tools.ToolSettings;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.scheduling.annotation.Scheduled;
 
-/** The configured MCP servers, connected at start-up and closed (stdio ones stopped) at the end. */
+/**
+ * The configured MCP servers: connected at start-up, connected again every {@code
+ * agentrt.tools.mcp.reconnect-interval} (30 s) while down, closed (stdio ones stopped) at the end.
+ */
 public final class McpServers implements DisposableBean {
 
   private final List<McpServer> servers;
@@ -32,6 +36,14 @@ public final class McpServers implements DisposableBean {
 
   public List<McpServer> all() {
     return servers;
+  }
+
+  /** Connects again the servers that are down (never reached, or stopped), listing their tools. */
+  @Scheduled(
+      fixedDelayString = "${agentrt.tools.mcp.reconnect-interval:30s}",
+      initialDelayString = "${agentrt.tools.mcp.reconnect-interval:30s}")
+  public void reconnect() {
+    servers.stream().filter(McpServer::down).forEach(McpServer::start);
   }
 
   @Override

@@ -102,6 +102,45 @@ class McpServerTest {
   }
 
   @Test
+  void aServerThatStoppedIsConnectedAgainByTheReconnect() {
+    McpServers servers =
+        new McpServers(
+            new McpProperties(java.util.Map.of("everything", McpTestServers.everything(null))),
+            new dev.agentrt.toolrunner.calls.ToolCallProperties(
+                Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(10)));
+    try {
+      McpServer everything = servers.all().getFirst();
+      assertThat(everything.down()).isFalse();
+
+      assertThat(McpTestServers.kill(McpTestServers.EVERYTHING)).isEqualTo(1);
+      await().atMost(Duration.ofSeconds(30)).until(everything::down);
+      servers.reconnect();
+
+      assertThat(everything.down()).isFalse();
+      Toolbox toolbox = new Toolbox(List.of(everything));
+      assertThat(
+              JSON.readTree(toolbox.run("everything__get-sum", "{\"a\":5,\"b\":5}").json())
+                  .get("text")
+                  .asString())
+          .contains("10");
+    } finally {
+      servers.destroy();
+    }
+  }
+
+  @Test
+  void aServerThatCannotBeStartedOffersNoToolsAndStaysDown() {
+    McpServer missing =
+        start(
+            "missing",
+            McpProperties.Server.stdio(
+                "node", List.of(scratch.resolve("no-such-server.js").toString()), null));
+
+    assertThat(missing.tools()).isEmpty();
+    assertThat(missing.down()).isTrue();
+  }
+
+  @Test
   void callsAToolWithArguments() throws Exception {
     Files.writeString(scratch.resolve("notes.txt"), "kafka partitions keep order");
     Toolbox toolbox =
