@@ -112,7 +112,7 @@ public final class AgentCatalog {
     List<String> tools = new ArrayList<>();
     node.path("tools").forEach(t -> tools.add(t.asString()));
     for (String tool : tools) {
-      if (ToolCatalog.find(tool).isEmpty()) {
+      if (!ToolCatalog.mayList(tool)) {
         throw new InvalidAgentsException(where + " lists an unknown tool '" + tool + "'");
       }
     }

@@ -1,57 +1,85 @@
 package dev.agentrt.agents;
 
 import dev.agentrt.model.ToolSpec;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
- * The tools an agent can be given, as the model sees them. {@code ask_user} is special: the agent
- * loop handles it (the sub-agent waits for the person's answer); the others run in tool-runner.
+ * What agents may list as tools and who defines them. tool-runner owns the definitions of the tools
+ * it runs (built-in ones and those of MCP servers) and writes them to the {@link #DEFINITIONS}
+ * collection; {@code ask_user} is special: the agent loop handles it (the sub-agent waits for the
+ * person's answer), every agent has it, and its definition is here.
+ *
+ * <p>An agent lists built-in tools by name ({@link #BUILT_IN}), MCP tools by their prefixed name
+ * ({@code <server>__<tool>}), or all tools of one server as {@code <server>__*}.
  */
 public final class ToolCatalog {
+
+  /** The Mongo collection tool-runner keeps its tool definitions in, one document per tool. */
+  public static final String DEFINITIONS = "tool_definitions";
 
   public static final String ASK_USER = "ask_user";
   public static final String SEARCH_DOCS = "search_docs";
   public static final String READ_DOC = "read_doc";
+  public static final String CALCULATOR = "calculator";
+  public static final String CURRENT_TIME = "current_time";
+  public static final String HTTP_GET = "http_get";
+  public static final String WEB_SEARCH = "web_search";
 
-  private static final List<ToolSpec> TOOLS =
-      List.of(
-          new ToolSpec(
-              ASK_USER,
-              "Ask the person a question when the task is unclear; the answer comes back as this"
-                  + " call's result.",
-              """
-              {"type":"object","required":["question"],"additionalProperties":false,
-               "properties":{"question":{"type":"string","minLength":1}}}"""),
-          new ToolSpec(
-              SEARCH_DOCS,
-              "Search the documents for a subject. Returns {results: [{path, title, snippet,"
-                  + " score}]}, best first.",
-              """
-              {"type":"object","required":["query"],"additionalProperties":false,
-               "properties":{"query":{"type":"string","minLength":1},
-                             "limit":{"type":"integer","minimum":1,"maximum":20}}}"""),
-          new ToolSpec(
-              READ_DOC,
-              "Read one document found by search_docs. Returns {path, title, content}.",
-              """
-              {"type":"object","required":["path"],"additionalProperties":false,
-               "properties":{"path":{"type":"string","minLength":1}}}"""));
+  /** The tools tool-runner brings itself (some only when configured, e.g. web_search). */
+  public static final Set<String> BUILT_IN =
+      Set.of(SEARCH_DOCS, READ_DOC, CALCULATOR, CURRENT_TIME, HTTP_GET, WEB_SEARCH);
+
+  /** Separates an MCP server's name from its tool's name: {@code files__read_file}. */
+  public static final String MCP_SEPARATOR = "__";
+
+  /** A tool name as OpenAI-compatible APIs accept it. */
+  public static final Pattern TOOL_NAME = Pattern.compile("[a-zA-Z0-9_-]{1,64}");
+
+  private static final Pattern MCP_NAME =
+      Pattern.compile("[a-zA-Z0-9-]+" + MCP_SEPARATOR + "([a-zA-Z0-9_-]+|\\*)");
+
+  public static final ToolSpec ASK_USER_SPEC =
+      new ToolSpec(
+          ASK_USER,
+          "Ask the person a question when the task is unclear; the answer comes back as this"
+              + " call's result.",
+          """
+          {"type":"object","required":["question"],"additionalProperties":false,
+           "properties":{"question":{"type":"string","minLength":1}}}""");
 
   private ToolCatalog() {}
 
-  public static List<ToolSpec> all() {
-    return TOOLS;
+  /** Whether an agents file may list this entry: a built-in name, an MCP name or wildcard. */
+  public static boolean mayList(String entry) {
+    return ASK_USER.equals(entry)
+        || BUILT_IN.contains(entry)
+        || entry.length() <= 64 && MCP_NAME.matcher(entry).matches();
   }
 
-  public static Optional<ToolSpec> find(String name) {
-    return TOOLS.stream().filter(t -> t.name().equals(name)).findFirst();
+  /**
+   * Whether the agent may call this tool: {@code ask_user}, a tool it lists, or a tool of a server
+   * it lists as {@code <server>__*}.
+   */
+  public static boolean allows(AgentDefinition agent, String tool) {
+    if (ASK_USER.equals(tool) || agent.tools().contains(tool)) {
+      return true;
+    }
+    return agent.tools().stream()
+        .filter(t -> t.endsWith(MCP_SEPARATOR + "*"))
+        .anyMatch(t -> tool.startsWith(t.substring(0, t.length() - 1)));
   }
 
-  /** What a model may call for this agent: its declared tools and {@code ask_user}. */
-  public static List<ToolSpec> forAgent(AgentDefinition agent) {
-    return TOOLS.stream()
-        .filter(t -> t.name().equals(ASK_USER) || agent.tools().contains(t.name()))
+  /** The tools the model may call for this agent among those defined, {@code ask_user} first. */
+  public static List<ToolSpec> forAgent(AgentDefinition agent, List<ToolSpec> defined) {
+    return Stream.concat(
+            Stream.of(ASK_USER_SPEC),
+            defined.stream()
+                .filter(t -> !ASK_USER.equals(t.name()) && allows(agent, t.name()))
+                .sorted(Comparator.comparing(ToolSpec::name)))
         .toList();
   }
 }

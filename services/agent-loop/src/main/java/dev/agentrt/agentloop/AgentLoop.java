@@ -2,7 +2,6 @@ package dev.agentrt.agentloop;
 
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
-import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.model.ModelException;
 import dev.agentrt.model.ModelMessage;
 import dev.agentrt.model.ModelReply;
@@ -62,6 +61,7 @@ class AgentLoop {
   private final RunLimits limits;
   private final Executor turns;
   private final RunLedger ledger;
+  private final ToolDefinitions tools;
   private final Clock clock = Clock.systemUTC();
 
   AgentLoop(
@@ -85,6 +85,7 @@ class AgentLoop {
     this.limits = limits;
     this.turns = turns;
     this.ledger = ledger;
+    this.tools = new ToolDefinitions(mongo);
   }
 
   void wake(String subAgentId) {
@@ -322,7 +323,7 @@ class AgentLoop {
     return new ModelRequest(
         ModelRequest.Purpose.AGENT_TURN,
         messages,
-        ToolCatalog.forAgent(agent),
+        tools.forAgent(agent),
         agent.outputSchema(),
         modelName);
   }

@@ -77,7 +77,8 @@ class ToolRunnerApplicationTest {
                 "--spring.kafka.bootstrap-servers=" + kafka.getBrokersAsString(),
                 "--spring.mongodb.uri=" + mongoUri,
                 "--server.port=0",
-                "--agentrt.tools.docs-root=" + docs);
+                "--agentrt.tools.docs-root=" + docs,
+                "--agentrt.tools.http.allowed-hosts=example.org, 127.0.0.1");
   }
 
   @AfterAll
@@ -88,6 +89,30 @@ class ToolRunnerApplicationTest {
     mongoClient.close();
     mongoServer.shutdownNow();
     kafka.destroy();
+  }
+
+  @Test
+  void theToolDefinitionsAreWrittenAtStartUpWithoutTheToolsThatAreNotConfigured() {
+    MongoTemplate mongo = app.getBean(MongoTemplate.class);
+    List<String> names = new java.util.ArrayList<>();
+
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              names.clear();
+              mongo
+                  .getCollection(dev.agentrt.agents.ToolCatalog.DEFINITIONS)
+                  .find()
+                  .forEach(d -> names.add(d.getString("_id")));
+              assertThat(names).isNotEmpty();
+            });
+
+    assertThat(names)
+        .containsExactlyInAnyOrder(
+            "ask_user", "search_docs", "read_doc", "calculator", "current_time", "http_get");
+    assertThat(app.getBean(dev.agentrt.toolrunner.tools.HttpProperties.class).allowedHosts())
+        .containsExactly("example.org", "127.0.0.1");
   }
 
   @Test

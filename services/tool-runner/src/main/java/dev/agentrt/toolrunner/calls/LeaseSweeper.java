@@ -13,8 +13,8 @@ import org.springframework.stereotype.Component;
  * Takes back what no worker is looking after: running calls whose lease expired (their worker
  * died), pending calls nobody claimed (their event was lost), and finished calls whose tool message
  * may be missing (a crash between recording and answering). Each is taken with a conditional
- * update, so any number of copies can sweep at once; the built-in tools are idempotent, so running
- * a call again is harmless.
+ * update, so any number of copies can sweep at once. A call whose worker died runs again only if
+ * its tool is idempotent; otherwise it ends {@code failed} with {@code interrupted}.
  */
 @Component
 class LeaseSweeper {
@@ -45,7 +45,7 @@ class LeaseSweeper {
 
   /** One sweep; returns how many calls it took back. */
   int sweep() {
-    int expired = takeEach(calls::takeBackExpired, runner::start, "lease expired");
+    int expired = takeEach(calls::takeBackExpired, runner::resume, "lease expired");
     int unclaimed = takeEach(calls::claimUnclaimed, runner::start, "never claimed");
     int unanswered = takeEach(calls::takeBackUnanswered, runner::startAnswer, "not answered");
     return expired + unclaimed + unanswered;

@@ -1,10 +1,14 @@
 package dev.agentrt.toolrunner.calls;
 
+import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.agents.AgentDefinition;
+import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.toolrunner.tools.ErrorType;
+import dev.agentrt.toolrunner.tools.RegisteredTool;
 import dev.agentrt.toolrunner.tools.ToolOutcome;
 import dev.agentrt.toolrunner.tools.Toolbox;
 import io.micrometer.core.instrument.Counter;
@@ -17,17 +21,20 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
 
 /**
- * Runs tool calls: claims one ({@code pending → running}, with a lease), executes it on a virtual
- * thread of its own within {@code agentrt.tools.timeout}, records the outcome, and answers it with
- * the tool message. The caller (a Kafka listener, the sweeper) gets control back as soon as the
- * claim is made, so a slow tool never holds up other conversations (DESIGN invariant 4). If this
- * worker dies on the way, the call's lease expires and {@link LeaseSweeper} takes it back.
+ * Runs tool calls: claims one ({@code pending → running}, with a lease), checks that the agent may
+ * call that tool, executes it on a virtual thread of its own within the tool's timeout, records the
+ * outcome, and answers it with the tool message. The caller (a Kafka listener, the sweeper) gets
+ * control back as soon as the claim is made, so a slow tool never holds up other conversations
+ * (DESIGN invariant 4), and the calls of one model turn run at the same time. If this worker dies
+ * on the way, the call's lease expires and {@link LeaseSweeper} takes it back: an idempotent tool
+ * runs again, any other ends {@code failed} with {@code interrupted}.
  */
 @Component
 class ToolCallRunner implements DisposableBean {
@@ -37,7 +44,8 @@ class ToolCallRunner implements DisposableBean {
   private final ToolCalls calls;
   private final ToolMessages messages;
   private final Toolbox toolbox;
-  private final Duration timeout;
+  private final AgentCatalog agents;
+  private final Duration defaultTimeout;
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
   private final Counter executions;
   private final RunLedger ledger;
@@ -46,6 +54,7 @@ class ToolCallRunner implements DisposableBean {
       ToolCalls calls,
       ToolMessages messages,
       Toolbox toolbox,
+      AgentCatalog agents,
       ToolCallProperties properties,
       MeterRegistry meters,
       RunLedger ledger) {
@@ -53,7 +62,8 @@ class ToolCallRunner implements DisposableBean {
     this.calls = calls;
     this.messages = messages;
     this.toolbox = toolbox;
-    this.timeout = properties.timeout();
+    this.agents = agents;
+    this.defaultTimeout = properties.timeout();
     this.executions =
         Counter.builder("agentrt.tool.executions")
             .description("Tool executions started by this tool-runner")
@@ -79,6 +89,28 @@ class ToolCallRunner implements DisposableBean {
     return claimed;
   }
 
+  /**
+   * Goes on with a running call whose worker died (this worker now holds its lease): an idempotent
+   * tool runs again; any other is not run twice, it fails with {@code interrupted}.
+   */
+  void resume(ToolCall taken) {
+    boolean idempotent = toolbox.find(taken.name()).map(RegisteredTool::idempotent).orElse(true);
+    if (idempotent) {
+      start(taken);
+      return;
+    }
+    executor.execute(
+        () ->
+            recordAndAnswer(
+                taken,
+                new ToolOutcome.Failure(
+                    ErrorType.interrupted,
+                    taken.name()
+                        + " was interrupted (its worker stopped) and is not safe to run twice;"
+                        + " it may or may not have taken effect"),
+                0));
+  }
+
   /** Appends the tool message of a finished call this worker holds, in the background. */
   void startAnswer(ToolCall finished) {
     executor.execute(
@@ -92,20 +124,33 @@ class ToolCallRunner implements DisposableBean {
   }
 
   private void runAndAnswer(ToolCall call) {
+    record(
+        call,
+        RunEvent.TOOL_CALL_START,
+        RunLedger.data(
+            "toolCallId",
+            call.id(),
+            "tool",
+            call.name(),
+            "arguments",
+            RunLedger.excerpt(call.arguments())));
+    long started = System.nanoTime();
+    ToolOutcome outcome;
     try {
-      record(
-          call,
-          RunEvent.TOOL_CALL_START,
-          RunLedger.data(
-              "toolCallId",
-              call.id(),
-              "tool",
-              call.name(),
-              "arguments",
-              RunLedger.excerpt(call.arguments())));
-      long started = System.nanoTime();
-      ToolOutcome outcome = execute(call);
-      long latencyMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+      outcome = execute(call);
+    } catch (RuntimeException e) {
+      log.warn(
+          "tool call {} ({}) unfinished, its lease will bring it back: {}",
+          call.id(),
+          call.name(),
+          e.toString());
+      return;
+    }
+    recordAndAnswer(call, outcome, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+  }
+
+  private void recordAndAnswer(ToolCall call, ToolOutcome outcome, long latencyMs) {
+    try {
       boolean stored = calls.record(call.id(), outcome, latencyMs);
       if (stored) {
         record(
@@ -148,6 +193,12 @@ class ToolCallRunner implements DisposableBean {
   }
 
   private ToolOutcome execute(ToolCall call) {
+    ToolOutcome.Failure refused = refusal(call);
+    if (refused != null) {
+      return refused;
+    }
+    Duration timeout =
+        toolbox.find(call.name()).map(RegisteredTool::timeout).orElse(defaultTimeout);
     executions.increment();
     Future<ToolOutcome> running = executor.submit(() -> toolbox.run(call.name(), call.arguments()));
     try {
@@ -163,6 +214,27 @@ class ToolCallRunner implements DisposableBean {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while running " + call.name(), e);
     }
+  }
+
+  /** Why the call's agent may not call this tool, or null if it may. */
+  private ToolOutcome.@Nullable Failure refusal(ToolCall call) {
+    String agentName = calls.agentOf(call);
+    AgentDefinition agent = agentName == null ? null : agents.find(agentName).orElse(null);
+    if (agent == null) {
+      return new ToolOutcome.Failure(
+          ErrorType.not_allowed, "the calling agent '" + agentName + "' is not declared");
+    }
+    if (!ToolCatalog.allows(agent, call.name())) {
+      return new ToolOutcome.Failure(
+          ErrorType.not_allowed,
+          "agent '"
+              + agent.name()
+              + "' may not call '"
+              + call.name()
+              + "'; its tools: "
+              + String.join(", ", agent.tools()));
+    }
+    return null;
   }
 
   /** Stops running tools at shut-down; their leases expire and another worker finishes them. */

@@ -1,6 +1,7 @@
 package dev.agentrt.toolrunner.calls;
 
 import dev.agentrt.agents.ToolCatalog;
+import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
 import dev.agentrt.toolrunner.tools.ToolOutcome;
@@ -8,6 +9,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.FindAndModifyOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -96,6 +98,12 @@ class ToolCalls {
                 ToolCall.class)
             .getModifiedCount()
         == 1;
+  }
+
+  /** The name of the agent whose sub-agent made the call, or null if the sub-agent is gone. */
+  @Nullable String agentOf(ToolCall call) {
+    SubAgent subAgent = mongo.findById(call.subAgentId(), SubAgent.class);
+    return subAgent == null ? null : subAgent.agent();
   }
 
   Optional<ToolCall> find(String toolCallId) {

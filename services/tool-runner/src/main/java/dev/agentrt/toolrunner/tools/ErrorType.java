@@ -9,10 +9,16 @@ public enum ErrorType {
   invalid_arguments,
   /** No tool of that name runs here. */
   unknown_tool,
+  /** The agent does not list that tool. */
+  not_allowed,
   /** What the arguments name does not exist (a document, …). */
   not_found,
-  /** The tool did not finish within {@code agentrt.tools.timeout}. */
+  /** The tool did not finish within its timeout. */
   timeout,
-  /** The tool itself failed. */
+  /** The worker running it died and the tool is not idempotent: it was not run again. */
+  interrupted,
+  /** The tool's result breaks its declared output schema. */
+  invalid_output,
+  /** The tool itself failed (an MCP server's error, a refused URL, …). */
   tool_error
 }

@@ -27,6 +27,18 @@ final class ReadDoc implements Tool {
   }
 
   @Override
+  public String description() {
+    return "Read one document found by search_docs. Returns {path, title, content, truncated}.";
+  }
+
+  @Override
+  public String inputSchema() {
+    return """
+        {"type":"object","required":["path"],"additionalProperties":false,
+         "properties":{"path":{"type":"string","minLength":1}}}""";
+  }
+
+  @Override
   public String execute(JsonNode arguments) {
     DocsFolder.Doc doc = docs.read(arguments.path("path").asString(""));
     String content = doc.content();

@@ -55,6 +55,20 @@ final class SearchDocs implements Tool {
   }
 
   @Override
+  public String description() {
+    return "Search the documents for a subject. Returns {results: [{path, title, snippet, score}]},"
+        + " best first.";
+  }
+
+  @Override
+  public String inputSchema() {
+    return """
+        {"type":"object","required":["query"],"additionalProperties":false,
+         "properties":{"query":{"type":"string","minLength":1},
+                       "limit":{"type":"integer","minimum":1,"maximum":20}}}""";
+  }
+
+  @Override
   public String execute(JsonNode arguments) {
     String query = arguments.path("query").asString("");
     int limit = arguments.path("limit").asInt(DEFAULT_LIMIT);

@@ -1,14 +1,32 @@
 package dev.agentrt.toolrunner.tools;
 
+import org.jspecify.annotations.Nullable;
+import org.springframework.ai.tool.definition.ToolDefinition;
 import tools.jackson.databind.JsonNode;
 
 /**
- * A built-in tool. Its name and input schema are declared in {@code ToolCatalog}; {@link Toolbox}
- * checks the arguments against that schema before calling {@link #execute}.
+ * A built-in tool: its definition (name, description, input JSON Schema) and its code. {@link
+ * Toolbox} checks the arguments against the input schema before calling {@link #execute}, and the
+ * result against the output schema when there is one.
  */
 public interface Tool {
 
   String name();
+
+  String description();
+
+  /** The input JSON Schema, as JSON text. */
+  String inputSchema();
+
+  /** The output JSON Schema (JSON text) results are checked against, or null for none. */
+  default @Nullable String outputSchema() {
+    return null;
+  }
+
+  /** Whether running it twice does no harm, so a call whose worker died may be run again. */
+  default boolean idempotent() {
+    return true;
+  }
 
   /**
    * Runs the tool on arguments that satisfy its input schema.
@@ -17,4 +35,13 @@ public interface Tool {
    * @throws ToolException for a failure the model should read (not found, bad path, …)
    */
   String execute(JsonNode arguments);
+
+  /** The definition as Spring AI names it. */
+  default ToolDefinition definition() {
+    return ToolDefinition.builder()
+        .name(name())
+        .description(description())
+        .inputSchema(inputSchema())
+        .build();
+  }
 }

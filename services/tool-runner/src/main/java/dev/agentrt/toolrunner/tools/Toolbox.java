@@ -4,12 +4,14 @@ import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
-import dev.agentrt.agents.ToolCatalog;
-import dev.agentrt.model.ToolSpec;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
@@ -17,38 +19,91 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The tools this service runs, by name. Runs one call from its stored name and arguments: unknown
- * names and arguments that break the tool's input schema (from {@link ToolCatalog}) never reach the
- * tool, and every failure comes back as a {@link ToolOutcome.Failure}, never as an exception.
+ * The tool registry: every tool of every {@link ToolSource} by name, rebuilt when a source says its
+ * list changed. Runs one call from its stored name and arguments: unknown names and arguments that
+ * break the tool's input schema never reach the tool, a result breaking a declared output schema is
+ * refused, and every failure comes back as a {@link ToolOutcome.Failure}, never as an exception.
  */
 public class Toolbox {
 
   private static final Logger log = LoggerFactory.getLogger(Toolbox.class);
   private static final JsonMapper MAPPER = JsonMapper.builder().build();
+  private static final SchemaRegistry SCHEMAS =
+      SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7);
 
-  private record Entry(Tool tool, Schema inputSchema) {}
+  private record Entry(RegisteredTool tool, Schema inputSchema, @Nullable Schema outputSchema) {}
 
-  private final Map<String, Entry> tools = new TreeMap<>();
+  private final List<ToolSource> sources;
+  private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+  private volatile Map<String, Entry> tools = Map.of();
 
-  public Toolbox(List<Tool> tools) {
-    SchemaRegistry registry = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7);
-    for (Tool tool : tools) {
-      ToolSpec spec =
-          ToolCatalog.find(tool.name())
-              .orElseThrow(
-                  () ->
-                      new IllegalStateException(
-                          "tool " + tool.name() + " is not declared in ToolCatalog"));
-      Schema schema = registry.getSchema(MAPPER.readTree(spec.inputSchema()));
-      if (this.tools.put(tool.name(), new Entry(tool, schema)) != null) {
-        throw new IllegalStateException("two tools named " + tool.name());
-      }
-    }
+  public Toolbox(List<ToolSource> sources) {
+    this.sources = List.copyOf(sources);
+    this.sources.forEach(source -> source.onChange(this::refresh));
+    refresh();
   }
 
-  /** The names of the tools this box runs, sorted. */
+  /** Only built-in tools. */
+  public static Toolbox of(List<Tool> tools, ToolSettings settings) {
+    return new Toolbox(List.of(new BuiltInTools(tools, settings)));
+  }
+
+  /** Reads every source again and tells the listeners. */
+  public synchronized void refresh() {
+    Map<String, Entry> fresh = new TreeMap<>();
+    for (ToolSource source : sources) {
+      for (RegisteredTool tool : source.tools()) {
+        Entry entry;
+        try {
+          entry =
+              new Entry(
+                  tool,
+                  SCHEMAS.getSchema(MAPPER.readTree(tool.definition().inputSchema())),
+                  tool.outputSchema() == null
+                      ? null
+                      : SCHEMAS.getSchema(MAPPER.readTree(tool.outputSchema())));
+        } catch (RuntimeException e) {
+          log.warn(
+              "tool {} ({}) left out: its schema is unusable: {}",
+              tool.name(),
+              tool.source(),
+              e.toString());
+          continue;
+        }
+        Entry before = fresh.putIfAbsent(tool.name(), entry);
+        if (before != null) {
+          log.warn(
+              "tool {} of {} left out: {} has a tool of that name",
+              tool.name(),
+              tool.source(),
+              before.tool().source());
+        }
+      }
+    }
+    tools = Map.copyOf(fresh);
+    listeners.forEach(Runnable::run);
+  }
+
+  /** Runs the listener after every {@link #refresh}. */
+  public void onChange(Runnable listener) {
+    listeners.add(listener);
+  }
+
+  /** The names of the tools in the registry, sorted. */
   public List<String> names() {
-    return List.copyOf(tools.keySet());
+    return tools.keySet().stream().sorted().toList();
+  }
+
+  /** Every tool in the registry, by name. */
+  public List<RegisteredTool> tools() {
+    return tools.values().stream()
+        .map(Entry::tool)
+        .sorted(Comparator.comparing(RegisteredTool::name))
+        .toList();
+  }
+
+  public Optional<RegisteredTool> find(String name) {
+    return Optional.ofNullable(tools.get(name)).map(Entry::tool);
   }
 
   /**
@@ -57,10 +112,10 @@ public class Toolbox {
    */
   public ToolOutcome run(String name, String arguments) {
     Entry entry = tools.get(name);
-    if (entry == null) {
+    if (entry == null || entry.tool().handledByRuntime()) {
       return new ToolOutcome.Failure(
           ErrorType.unknown_tool,
-          "no tool named '" + name + "'; available: " + String.join(", ", tools.keySet()));
+          "no tool named '" + name + "' runs here; available: " + String.join(", ", names()));
     }
     JsonNode json;
     try {
@@ -71,12 +126,11 @@ public class Toolbox {
     }
     List<Error> errors = entry.inputSchema().validate(json);
     if (!errors.isEmpty()) {
-      return new ToolOutcome.Failure(
-          ErrorType.invalid_arguments,
-          errors.stream().map(Toolbox::describe).collect(Collectors.joining("; ")));
+      return new ToolOutcome.Failure(ErrorType.invalid_arguments, describe(errors));
     }
+    String result;
     try {
-      return new ToolOutcome.Success(entry.tool().execute(json));
+      result = entry.tool().callback().call(json.toString());
     } catch (ToolException e) {
       return new ToolOutcome.Failure(e.errorType(), e.getMessage());
     } catch (RuntimeException e) {
@@ -85,6 +139,25 @@ public class Toolbox {
           ErrorType.tool_error,
           e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
     }
+    if (entry.outputSchema() != null) {
+      List<Error> broken;
+      try {
+        broken = entry.outputSchema().validate(MAPPER.readTree(result));
+      } catch (JacksonException e) {
+        return new ToolOutcome.Failure(
+            ErrorType.invalid_output, name + " returned no JSON: " + e.getOriginalMessage());
+      }
+      if (!broken.isEmpty()) {
+        return new ToolOutcome.Failure(
+            ErrorType.invalid_output,
+            name + " returned a result breaking its output schema: " + describe(broken));
+      }
+    }
+    return new ToolOutcome.Success(result);
+  }
+
+  private static String describe(List<Error> errors) {
+    return errors.stream().map(Toolbox::describe).collect(Collectors.joining("; "));
   }
 
   /** "field 'query': required property 'query' not found": the field first, then what is wrong. */

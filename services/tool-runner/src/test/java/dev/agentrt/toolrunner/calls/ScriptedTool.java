@@ -25,6 +25,19 @@ final class ScriptedTool implements Tool {
   }
 
   @Override
+  public String description() {
+    return "search_docs, scripted";
+  }
+
+  @Override
+  public String inputSchema() {
+    return """
+        {"type":"object","required":["query"],"additionalProperties":false,
+         "properties":{"query":{"type":"string","minLength":1},
+                       "limit":{"type":"integer","minimum":1,"maximum":20}}}""";
+  }
+
+  @Override
   public String execute(JsonNode arguments) {
     executions.incrementAndGet();
     started.countDown();

@@ -16,17 +16,13 @@ import org.jspecify.annotations.Nullable;
 final class ToolCallFixtures {
 
   static SubAgent subAgent() {
+    return subAgent("researcher");
+  }
+
+  static SubAgent subAgent(String agent) {
     Instant now = now();
     return new SubAgent(
-        Ids.fresh(),
-        Ids.fresh(),
-        Ids.fresh(),
-        "researcher",
-        SubAgentStatus.active,
-        2,
-        null,
-        now,
-        now);
+        Ids.fresh(), Ids.fresh(), Ids.fresh(), agent, SubAgentStatus.active, 2, null, now, now);
   }
 
   /** A call just inserted by the agent loop, before its event was published. */

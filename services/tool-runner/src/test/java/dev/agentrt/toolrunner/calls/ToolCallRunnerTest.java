@@ -13,6 +13,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.Event;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.SubAgentMessageAdded;
@@ -29,13 +30,18 @@ import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
+import dev.agentrt.toolrunner.mcp.McpServer;
+import dev.agentrt.toolrunner.mcp.McpTestServers;
+import dev.agentrt.toolrunner.tools.ToolSettings;
 import dev.agentrt.toolrunner.tools.Toolbox;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -64,6 +70,26 @@ class ToolCallRunnerTest {
 
   private static final EventCodec CODEC = new EventCodec();
   private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final AgentCatalog AGENTS =
+      AgentCatalog.read(
+          new ByteArrayInputStream(
+              """
+              agents:
+                - name: researcher
+                  description: Researches.
+                  systemPrompt: Research.
+                  tools: [search_docs, read_doc]
+                - name: filer
+                  description: Files things.
+                  systemPrompt: File.
+                  tools: [files__*]
+                - name: tester
+                  description: Tries everything.
+                  systemPrompt: Try.
+                  tools: [everything__*]
+              """
+                  .getBytes(StandardCharsets.UTF_8)),
+          "test agents");
   private static final ToolCallProperties PROPERTIES =
       new ToolCallProperties(
           Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(10));
@@ -107,6 +133,10 @@ class ToolCallRunnerTest {
   }
 
   private ToolCallRunner runner(ToolCallProperties properties) {
+    return runner(properties, Toolbox.of(List.of(tool), properties.settings()));
+  }
+
+  private ToolCallRunner runner(ToolCallProperties properties, Toolbox toolbox) {
     ToolCalls calls = new ToolCalls(mongo, properties);
     ToolMessages messages =
         new ToolMessages(
@@ -115,7 +145,8 @@ class ToolCallRunnerTest {
         new ToolCallRunner(
             calls,
             messages,
-            new Toolbox(List.of(tool)),
+            toolbox,
+            AGENTS,
             properties,
             new SimpleMeterRegistry(),
             new RunLedger(mongo));
@@ -245,15 +276,92 @@ class ToolCallRunnerTest {
   }
 
   @Test
-  void anUnknownToolFailsAsUnknownAndIsAnswered() {
+  void aToolTheAgentDoesNotListIsRefusedAsNotAllowedAndIsAnswered() {
     SubAgent subAgent = stored(subAgent());
     ToolCall call = stored(pending(subAgent, "launch_rockets", "{}"));
 
     runner.onRequested(requested(call));
     ToolCall done = awaitAnswered(call);
 
+    assertThat(done.status()).isEqualTo(ToolCallStatus.failed);
+    JsonNode error = JSON.readTree(done.error());
+    assertThat(error.get("error_type").asString()).isEqualTo("not_allowed");
+    assertThat(error.get("message").asString())
+        .contains("researcher")
+        .contains("launch_rockets")
+        .contains("search_docs, read_doc");
+    assertThat(theToolMessageOf(call).content()).isEqualTo(done.error());
+  }
+
+  @Test
+  void aToolThatExistsIsStillRefusedToAnAgentThatDoesNotListIt() {
+    SubAgent subAgent = stored(subAgent("filer"));
+    ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"x\"}"));
+
+    runner.onRequested(requested(call));
+    ToolCall done = awaitAnswered(call);
+
+    assertThat(tool.executions).hasValue(0);
+    assertThat(JSON.readTree(done.error()).get("error_type").asString()).isEqualTo("not_allowed");
+  }
+
+  @Test
+  void aListedToolThatNoSourceOffersFailsAsUnknown() {
+    SubAgent subAgent = stored(subAgent("filer"));
+    ToolCall call = stored(pending(subAgent, "files__read_file", "{}"));
+
+    runner.onRequested(requested(call));
+    ToolCall done = awaitAnswered(call);
+
     assertThat(JSON.readTree(done.error()).get("error_type").asString()).isEqualTo("unknown_tool");
     assertThat(theToolMessageOf(call).content()).isEqualTo(done.error());
+  }
+
+  @Test
+  void theCallsOfOneTurnRunAtTheSameTime() throws Exception {
+    int k = 4;
+    SubAgent subAgent = stored(subAgent());
+    CyclicBarrier allStarted = new CyclicBarrier(k);
+    // Each execution waits until all k have started: run one after another, none would finish.
+    tool.whileRunning =
+        () -> {
+          try {
+            allStarted.await();
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        };
+    List<ToolCall> turn = new ArrayList<>();
+    for (int i = 0; i < k; i++) {
+      turn.add(stored(pending(subAgent, "search_docs", "{\"query\":\"q" + i + "\"}")));
+    }
+
+    turn.forEach(call -> assertThat(runner.onRequested(requested(call))).isTrue());
+
+    for (ToolCall call : turn) {
+      assertThat(awaitAnswered(call).status()).isEqualTo(ToolCallStatus.success);
+    }
+    assertThat(tool.executions).hasValue(k);
+    assertThat(messagesOf(subAgent)).hasSize(k);
+  }
+
+  @Test
+  void aPerToolTimeoutOverridesTheDefault() {
+    ToolCallProperties quickSearch =
+        new ToolCallProperties(
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(10),
+            Map.of("search_docs", new ToolSettings.Override(Duration.ofMillis(150), null)));
+    SubAgent subAgent = stored(subAgent());
+    ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"slow\"}"));
+    tool.release = new CountDownLatch(1);
+
+    runner(quickSearch).onRequested(requested(call));
+    ToolCall done = awaitAnswered(call);
+
+    assertThat(JSON.readTree(done.error()).get("message").asString())
+        .isEqualTo("search_docs did not finish within 150 ms");
   }
 
   @Test
@@ -274,6 +382,42 @@ class ToolCallRunnerTest {
             JSON.readTree(
                 "{\"error_type\":\"timeout\",\"message\":\"search_docs did not finish within 200 ms\"}"));
     assertThat(theToolMessageOf(call).content()).isEqualTo(done.error());
+  }
+
+  @Test
+  void anMcpToolSlowPastItsTimeoutFailsWithTimeoutAndTheServerStaysUsable() {
+    McpTestServers.assumeAvailable();
+    String slow = "everything__trigger-long-running-operation";
+    ToolCallProperties oneSecond =
+        new ToolCallProperties(
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(10),
+            Map.of(slow, new ToolSettings.Override(Duration.ofSeconds(1), null)));
+    McpServer everything =
+        new McpServer("everything", McpTestServers.everything(null), oneSecond.settings());
+    try {
+      everything.start();
+      ToolCallRunner withMcp = runner(oneSecond, new Toolbox(List.of(everything)));
+      SubAgent subAgent = stored(subAgent("tester"));
+      ToolCall call = stored(pending(subAgent, slow, "{\"duration\":30,\"steps\":3}"));
+      ToolCall sum = stored(pending(subAgent, "everything__get-sum", "{\"a\":20,\"b\":22}"));
+
+      withMcp.onRequested(requested(call));
+      ToolCall done = awaitAnswered(call);
+      withMcp.onRequested(requested(sum));
+
+      assertThat(done.status()).isEqualTo(ToolCallStatus.failed);
+      assertThat(JSON.readTree(done.error()))
+          .isEqualTo(
+              JSON.readTree(
+                  "{\"error_type\":\"timeout\",\"message\":\""
+                      + slow
+                      + " did not finish within 1000 ms\"}"));
+      assertThat(awaitAnswered(sum).result()).contains("42");
+    } finally {
+      everything.close();
+    }
   }
 
   @Test
@@ -320,6 +464,65 @@ class ToolCallRunnerTest {
     assertThat(done.status()).isEqualTo(ToolCallStatus.success);
     assertThat(theToolMessageOf(call).content()).isEqualTo(ScriptedTool.RESULT);
     assertThat(published.events()).hasSize(1);
+  }
+
+  @Test
+  void aNonIdempotentCallWhoseWorkerDiedIsNotRunAgainButFailsAsInterrupted() {
+    ToolCallProperties notIdempotent =
+        new ToolCallProperties(
+            PROPERTIES.timeout(),
+            PROPERTIES.lease(),
+            PROPERTIES.unclaimedAfter(),
+            Map.of("search_docs", new ToolSettings.Override(null, false)));
+    ToolCallRunner careful = runner(notIdempotent);
+    LeaseSweeper carefulSweeper = new LeaseSweeper(new ToolCalls(mongo, notIdempotent), careful);
+    SubAgent subAgent = stored(subAgent());
+    Instant started = now().minusSeconds(120);
+    ToolCall call =
+        stored(
+            call(
+                subAgent,
+                "search_docs",
+                "{\"query\":\"x\"}",
+                ToolCallStatus.running,
+                started.plusSeconds(60),
+                started));
+
+    assertThat(carefulSweeper.sweep()).isEqualTo(1);
+    ToolCall done = awaitAnswered(call);
+
+    assertThat(tool.executions).hasValue(0);
+    assertThat(done.status()).isEqualTo(ToolCallStatus.failed);
+    assertThat(JSON.readTree(done.error()).get("error_type").asString()).isEqualTo("interrupted");
+    assertThat(theToolMessageOf(call).content()).isEqualTo(done.error());
+    assertThat(carefulSweeper.sweep()).isZero();
+    assertThat(careful.onRequested(requested(call))).isFalse();
+    assertThat(tool.executions).hasValue(0);
+  }
+
+  @Test
+  void aFinishedCallIsNeverRunAgainWhateverArrivesLater() throws Exception {
+    SubAgent subAgent = stored(subAgent());
+    ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"));
+    ToolCallRunner other = runner(PROPERTIES);
+    runner.onRequested(requested(call));
+    awaitAnswered(call);
+
+    // Duplicate deliveries to both runners at once, and sweeps by both, after the call finished.
+    CyclicBarrier together = new CyclicBarrier(2);
+    try (ExecutorService both = Executors.newVirtualThreadPerTaskExecutor()) {
+      Future<Boolean> first =
+          both.submit(() -> together.await() >= 0 && runner.onRequested(requested(call)));
+      Future<Boolean> second =
+          both.submit(() -> together.await() >= 0 && other.onRequested(requested(call)));
+      assertThat(List.of(first.get(), second.get())).containsExactly(false, false);
+    }
+    assertThat(sweeper.sweep()).isZero();
+    assertThat(new LeaseSweeper(new ToolCalls(mongo, PROPERTIES), other).sweep()).isZero();
+
+    assertThat(tool.executions).hasValue(1);
+    assertThat(messagesOf(subAgent)).hasSize(1);
+    assertThat(published.entries).hasSize(1);
   }
 
   @Test

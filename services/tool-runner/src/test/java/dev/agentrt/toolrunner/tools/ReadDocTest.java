@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,7 +29,7 @@ class ReadDocTest {
             .write("notes.txt", "not a document")
             .writeAt(scratch.resolve("pom.xml"), "<project/>")
             .writeAt(scratch.resolve("secret.md"), "# Secret\n\nOutside the root.\n");
-    toolbox = ToolsConfiguration.builtIn(docs.root);
+    toolbox = Toolbox.of(BuiltIns.docs(docs.root), ToolSettings.defaults(Duration.ofSeconds(30)));
   }
 
   private JsonNode read(String path) {

@@ -3,6 +3,7 @@ package dev.agentrt.toolrunner.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
@@ -138,7 +139,8 @@ class SearchDocsTest {
 
   @Test
   void answersWithPathTitleSnippetAndScoreAsJson() {
-    Toolbox toolbox = ToolsConfiguration.builtIn(docs.root);
+    Toolbox toolbox =
+        Toolbox.of(BuiltIns.docs(docs.root), ToolSettings.defaults(Duration.ofSeconds(30)));
 
     ToolOutcome outcome = toolbox.run("search_docs", "{\"query\":\"kafka topics\",\"limit\":1}");
 

@@ -1,9 +1,10 @@
 package dev.agentrt.toolrunner.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -12,12 +13,38 @@ class ToolboxTest {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
+  private static final ToolSettings SETTINGS = ToolSettings.defaults(Duration.ofSeconds(30));
+  private static final String SEARCH_SCHEMA =
+      """
+      {"type":"object","required":["query"],"additionalProperties":false,
+       "properties":{"query":{"type":"string","minLength":1},
+                     "limit":{"type":"integer","minimum":1,"maximum":20}}}""";
+
   /** A search_docs that echoes its arguments, or fails as told. */
-  private static Tool searchThat(java.util.function.Function<JsonNode, String> body) {
+  private static Tool searchThat(Function<JsonNode, String> body) {
+    return tool("search_docs", null, body);
+  }
+
+  private static Tool tool(String name, String outputSchema, Function<JsonNode, String> body) {
     return new Tool() {
       @Override
       public String name() {
-        return "search_docs";
+        return name;
+      }
+
+      @Override
+      public String description() {
+        return name + " for tests";
+      }
+
+      @Override
+      public String inputSchema() {
+        return SEARCH_SCHEMA;
+      }
+
+      @Override
+      public String outputSchema() {
+        return outputSchema;
       }
 
       @Override
@@ -27,7 +54,7 @@ class ToolboxTest {
     };
   }
 
-  private final Toolbox toolbox = new Toolbox(List.of(searchThat(JsonNode::toString)));
+  private final Toolbox toolbox = Toolbox.of(List.of(searchThat(JsonNode::toString)), SETTINGS);
 
   private static ToolOutcome.Failure failure(ToolOutcome outcome) {
     assertThat(outcome).isInstanceOf(ToolOutcome.Failure.class);
@@ -72,19 +99,21 @@ class ToolboxTest {
   @Test
   void aToolsOwnFailureKeepsItsTypeAndAnyOtherBecomesAToolError() {
     Toolbox notFound =
-        new Toolbox(
+        Toolbox.of(
             List.of(
                 searchThat(
                     a -> {
                       throw new ToolException(ErrorType.not_found, "nothing there");
-                    })));
+                    })),
+            SETTINGS);
     Toolbox broken =
-        new Toolbox(
+        Toolbox.of(
             List.of(
                 searchThat(
                     a -> {
                       throw new IllegalStateException("disk on fire");
-                    })));
+                    })),
+            SETTINGS);
 
     assertThat(notFound.run("search_docs", "{\"query\":\"x\"}"))
         .isEqualTo(new ToolOutcome.Failure(ErrorType.not_found, "nothing there"));
@@ -99,21 +128,98 @@ class ToolboxTest {
   }
 
   @Test
-  void everyToolMustBeDeclaredInTheCatalog() {
-    Tool undeclared =
-        new Tool() {
+  void aResultBreakingTheDeclaredOutputSchemaFailsAsInvalidOutput() {
+    String schema =
+        "{\"type\":\"object\",\"required\":[\"n\"],\"properties\":{\"n\":{\"type\":\"number\"}}}";
+    Toolbox box =
+        Toolbox.of(
+            List.of(
+                tool("good", schema, a -> "{\"n\":1}"),
+                tool("bad", schema, a -> "{\"n\":\"one\"}"),
+                tool("text", schema, a -> "one")),
+            SETTINGS);
+
+    assertThat(box.run("good", "{\"query\":\"x\"}"))
+        .isEqualTo(new ToolOutcome.Success("{\"n\":1}"));
+    ToolOutcome.Failure bad = failure(box.run("bad", "{\"query\":\"x\"}"));
+    assertThat(bad.errorType()).isEqualTo(ErrorType.invalid_output);
+    assertThat(bad.message()).contains("bad").contains("'n'");
+    assertThat(failure(box.run("text", "{\"query\":\"x\"}")).errorType())
+        .isEqualTo(ErrorType.invalid_output);
+  }
+
+  @Test
+  void askUserIsInTheRegistryButNeverRunHere() {
+    Toolbox box =
+        new Toolbox(
+            List.of(
+                new RuntimeTools(), new BuiltInTools(List.of(searchThat(a -> "{}")), SETTINGS)));
+
+    assertThat(box.names()).containsExactly("ask_user", "search_docs");
+    assertThat(box.find("ask_user").orElseThrow().handledByRuntime()).isTrue();
+    assertThat(failure(box.run("ask_user", "{\"question\":\"?\"}")).errorType())
+        .isEqualTo(ErrorType.unknown_tool);
+  }
+
+  @Test
+  void aSourceThatChangesIsReadAgainAndListenersAreTold() {
+    List<RegisteredTool> offered = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Runnable[] changed = new Runnable[1];
+    ToolSource source =
+        new ToolSource() {
           @Override
-          public String name() {
-            return "undeclared";
+          public List<RegisteredTool> tools() {
+            return List.copyOf(offered);
           }
 
           @Override
-          public String execute(JsonNode arguments) {
-            return "{}";
+          public void onChange(Runnable listener) {
+            changed[0] = listener;
           }
         };
+    Toolbox box = new Toolbox(List.of(source));
+    List<List<String>> seen = new java.util.ArrayList<>();
+    box.onChange(() -> seen.add(box.names()));
 
-    assertThatThrownBy(() -> new Toolbox(List.of(undeclared)))
-        .hasMessageContaining("undeclared is not declared in ToolCatalog");
+    offered.addAll(new BuiltInTools(List.of(searchThat(a -> "{}")), SETTINGS).tools());
+    changed[0].run();
+
+    assertThat(seen).containsExactly(List.of("search_docs"));
+    assertThat(box.run("search_docs", "{\"query\":\"x\"}"))
+        .isEqualTo(new ToolOutcome.Success("{}"));
+  }
+
+  @Test
+  void ofTwoToolsWithOneNameTheFirstSourceWins() {
+    Toolbox box =
+        new Toolbox(
+            List.of(
+                new BuiltInTools(List.of(searchThat(a -> "{\"first\":true}")), SETTINGS),
+                new BuiltInTools(List.of(searchThat(a -> "{\"second\":true}")), SETTINGS)));
+
+    assertThat(box.run("search_docs", "{\"query\":\"x\"}"))
+        .isEqualTo(new ToolOutcome.Success("{\"first\":true}"));
+  }
+
+  @Test
+  void perToolOverridesSetTimeoutAndIdempotency() {
+    ToolSettings settings =
+        new ToolSettings(
+            Duration.ofSeconds(30),
+            java.util.Map.of(
+                "search_docs", new ToolSettings.Override(Duration.ofSeconds(90), false)));
+    RegisteredTool search =
+        new BuiltInTools(List.of(searchThat(a -> "{}"), tool("other", null, a -> "{}")), settings)
+            .tools()
+            .getFirst();
+
+    assertThat(search.timeout()).isEqualTo(Duration.ofSeconds(90));
+    assertThat(search.idempotent()).isFalse();
+    assertThat(
+            Toolbox.of(List.of(tool("other", null, a -> "{}")), settings)
+                .find("other")
+                .orElseThrow()
+                .timeout())
+        .isEqualTo(Duration.ofSeconds(30));
   }
 }

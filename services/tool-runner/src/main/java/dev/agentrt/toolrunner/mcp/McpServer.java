@@ -1,0 +1,310 @@
+package dev.agentrt.toolrunner.mcp;
+
+import dev.agentrt.agents.ToolCatalog;
+import dev.agentrt.toolrunner.tools.ErrorType;
+import dev.agentrt.toolrunner.tools.RegisteredTool;
+import dev.agentrt.toolrunner.tools.ToolException;
+import dev.agentrt.toolrunner.tools.ToolSettings;
+import dev.agentrt.toolrunner.tools.ToolSource;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.client.transport.StdioClientTransport;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.spec.McpClientTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.ai.tool.ToolCallback;
+import org.springframework.ai.tool.definition.ToolDefinition;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * One configured MCP server, through the official MCP Java SDK: connected and its tools listed at
+ * start-up, listed again when it sends {@code notifications/tools/list_changed}, and connected
+ * again on the next call after it failed (a stdio server that died is started anew). Its tools are
+ * named {@code <server>__<tool>}.
+ */
+public final class McpServer implements ToolSource, AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(McpServer.class);
+  private static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+  private final String name;
+  private final McpProperties.Server config;
+  private final ToolSettings settings;
+  private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+  private final ExecutorService calls = Executors.newVirtualThreadPerTaskExecutor();
+  private volatile List<RegisteredTool> tools = List.of();
+  private @Nullable McpSyncClient client;
+
+  /** Completes when the current stdio server's process ends. */
+  private CompletableFuture<Void> exited = new CompletableFuture<>();
+
+  public McpServer(String name, McpProperties.Server config, ToolSettings settings) {
+    this.name = name;
+    this.config = config;
+    this.settings = settings;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** Connects and lists the tools; a server that cannot be reached offers none (logged). */
+  public void start() {
+    try {
+      client();
+    } catch (RuntimeException e) {
+      log.warn("MCP server {} is not available, its tools are not offered: {}", name, e.toString());
+    }
+  }
+
+  /** Whether it is not connected now (never reached, or its process ended); see {@link #start}. */
+  public synchronized boolean down() {
+    return client == null;
+  }
+
+  @Override
+  public List<RegisteredTool> tools() {
+    return tools;
+  }
+
+  @Override
+  public void onChange(Runnable listener) {
+    listeners.add(listener);
+  }
+
+  /** The prefixed name a server's tool is offered under, as OpenAI accepts function names. */
+  static String prefixed(String server, String tool) {
+    String name = server + ToolCatalog.MCP_SEPARATOR + tool.replaceAll("[^a-zA-Z0-9_-]", "_");
+    return name.length() <= 64 ? name : name.substring(0, 64);
+  }
+
+  private synchronized McpSyncClient client() {
+    if (client == null) {
+      McpClientTransport transport = transport();
+      McpSyncClient fresh =
+          McpClient.sync(transport)
+              .clientInfo(new McpSchema.Implementation("agentrt-tool-runner", "1.0"))
+              // The runner bounds each call by its tool's timeout; this only bounds a lost answer.
+              .requestTimeout(settings.longestTimeout(config.timeout()).plusSeconds(5))
+              .initializationTimeout(Duration.ofSeconds(30))
+              .toolsChangeConsumer(this::listed)
+              .build();
+      try {
+        fresh.initialize();
+        List<McpSchema.Tool> all = new ArrayList<>();
+        String cursor = null;
+        do {
+          McpSchema.ListToolsResult page = fresh.listTools(cursor);
+          all.addAll(page.tools());
+          cursor = page.nextCursor();
+        } while (cursor != null);
+        client = fresh;
+        exited = watch(transport, fresh);
+        listed(all);
+      } catch (RuntimeException e) {
+        fresh.close();
+        throw e;
+      }
+    }
+    return client;
+  }
+
+  /**
+   * A future completing when a stdio server's process ends (never for HTTP servers); the client is
+   * then dropped, to be connected again by the next call or {@link McpServers}' reconnect.
+   */
+  private CompletableFuture<Void> watch(McpClientTransport transport, McpSyncClient watched) {
+    CompletableFuture<Void> ended = new CompletableFuture<>();
+    if (transport instanceof StdioClientTransport stdio) {
+      Thread.ofVirtual()
+          .name("mcp-" + name + "-watch")
+          .start(
+              () -> {
+                try {
+                  stdio.awaitForExit();
+                } catch (RuntimeException e) {
+                  log.debug("watching MCP server {}: {}", name, e.toString());
+                }
+                log.warn("MCP server {} stopped", name);
+                disconnect(watched);
+                ended.complete(null);
+              });
+    }
+    return ended;
+  }
+
+  private McpClientTransport transport() {
+    McpJsonMapper json = McpJsonDefaults.getMapper();
+    if (config.url() != null) {
+      String base = config.url().resolve("/").toString();
+      return HttpClientStreamableHttpTransport.builder(base.substring(0, base.length() - 1))
+          .endpoint(config.url().getRawPath())
+          .jsonMapper(json)
+          .build();
+    }
+    ServerParameters parameters =
+        ServerParameters.builder(config.command()).args(config.args()).env(config.env()).build();
+    StdioClientTransport transport = new StdioClientTransport(parameters, json);
+    transport.setStdErrorHandler(line -> log.debug("MCP server {}: {}", name, line));
+    return transport;
+  }
+
+  private void listed(List<McpSchema.Tool> listed) {
+    tools = listed.stream().map(this::register).toList();
+    log.info(
+        "MCP server {} offers {} tools: {}",
+        name,
+        tools.size(),
+        tools.stream().map(RegisteredTool::name).collect(Collectors.joining(", ")));
+    listeners.forEach(Runnable::run);
+  }
+
+  private RegisteredTool register(McpSchema.Tool tool) {
+    String prefixed = prefixed(name, tool.name());
+    ToolDefinition definition =
+        ToolDefinition.builder()
+            .name(prefixed)
+            .description(tool.description() == null ? tool.name() : tool.description())
+            .inputSchema(
+                MAPPER.writeValueAsString(
+                    tool.inputSchema() == null ? Map.of("type", "object") : tool.inputSchema()))
+            .build();
+    McpSchema.ToolAnnotations hints = tool.annotations();
+    boolean idempotent =
+        hints != null
+            && (Boolean.TRUE.equals(hints.idempotentHint())
+                || Boolean.TRUE.equals(hints.readOnlyHint()));
+    return new RegisteredTool(
+        new Callback(definition, tool.name()),
+        tool.outputSchema() == null ? null : MAPPER.writeValueAsString(tool.outputSchema()),
+        settings.timeout(prefixed, config.timeout()),
+        settings.idempotent(prefixed, idempotent),
+        "mcp:" + name);
+  }
+
+  /** Calls the tool; an MCP error result or a broken connection is a {@code tool_error}. */
+  private String call(String tool, String arguments) {
+    McpSchema.CallToolResult result;
+    CompletableFuture<McpSchema.CallToolResult> call = null;
+    McpSyncClient connected = null;
+    try {
+      connected = client();
+      CompletableFuture<Void> ended = exited;
+      McpSchema.CallToolRequest request =
+          new McpSchema.CallToolRequest(McpJsonDefaults.getMapper(), tool, arguments);
+      McpSyncClient caller = connected;
+      call = CompletableFuture.supplyAsync(() -> caller.callTool(request), calls);
+      // The answer, or the server's process ending: a dead server never answers.
+      CompletableFuture.anyOf(call, ended).get();
+      if (!call.isDone()) {
+        disconnect(connected);
+        throw new ToolException(
+            ErrorType.tool_error, "MCP server " + name + " stopped during the call");
+      }
+      result = call.join();
+    } catch (InterruptedException e) {
+      if (call != null) {
+        call.cancel(true);
+      }
+      Thread.currentThread().interrupt();
+      throw new ToolException(ErrorType.timeout, tool + " was interrupted");
+    } catch (ToolException e) {
+      throw e;
+    } catch (ExecutionException | RuntimeException e) {
+      if (connected != null) {
+        disconnect(connected);
+      }
+      Throwable cause =
+          e instanceof ExecutionException || e instanceof CompletionException ? e.getCause() : e;
+      throw new ToolException(
+          ErrorType.tool_error, "MCP server " + name + " failed: " + rootMessage(cause));
+    }
+    String text =
+        result.content() == null
+            ? ""
+            : result.content().stream()
+                .map(
+                    c ->
+                        c instanceof McpSchema.TextContent t
+                            ? t.text()
+                            : "[" + c.type() + " content left out]")
+                .collect(Collectors.joining("\n"));
+    if (Boolean.TRUE.equals(result.isError())) {
+      throw new ToolException(ErrorType.tool_error, text.isBlank() ? tool + " failed" : text);
+    }
+    if (result.structuredContent() != null) {
+      return MAPPER.writeValueAsString(result.structuredContent());
+    }
+    return MAPPER.createObjectNode().put("text", text).toString();
+  }
+
+  private synchronized void disconnect(McpSyncClient which) {
+    if (client == which) {
+      disconnect();
+    }
+  }
+
+  private synchronized void disconnect() {
+    if (client != null) {
+      McpSyncClient old = client;
+      client = null;
+      try {
+        old.close();
+      } catch (RuntimeException e) {
+        log.debug("closing MCP server {}: {}", name, e.toString());
+      }
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+  }
+
+  @Override
+  public void close() {
+    disconnect();
+    calls.shutdownNow();
+  }
+
+  private final class Callback implements ToolCallback {
+
+    private final ToolDefinition definition;
+    private final String tool;
+
+    Callback(ToolDefinition definition, String tool) {
+      this.definition = definition;
+      this.tool = tool;
+    }
+
+    @Override
+    public ToolDefinition getToolDefinition() {
+      return definition;
+    }
+
+    @Override
+    public String call(String toolInput) {
+      return McpServer.this.call(tool, toolInput);
+    }
+  }
+}
