@@ -85,7 +85,9 @@ try {
   await page.screenshot({ path: join(screenshots, 'web-ui.png') });
 
   await page.setViewportSize({ width: 390, height: 844 });
+  await page.keyboard.press('Escape'); // closes the task panel, which slides over at this width
   await page.locator('#toggle-tasks').waitFor({ state: 'visible', timeout: TIMEOUT });
+  await page.waitForTimeout(400); // the panel's slide
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   if (overflow > 0) throw new Error(`at phone width the page is ${overflow}px wider than the screen`);
   await page.screenshot({ path: join(screenshots, 'web-ui-phone.png') });

@@ -135,9 +135,7 @@ function renderMessages() {
     node.classList.toggle('answer', Boolean(answerTo));
     const tag = node.querySelector('.tag');
     if (questionOf) {
-      tag.textContent = task?.status === 'waiting'
-        ? `${agentName(task?.agent)} needs more information — answer below`
-        : `Question from ${agentName(task?.agent)}`;
+      tag.textContent = task?.status === 'waiting' ? 'Question · waiting for your answer' : 'Question';
     } else if (answerTo) {
       tag.textContent = `↳ Answer to the ${agentName(task?.agent)}`;
     } else {
@@ -215,8 +213,14 @@ function taskCard(task) {
     open ? el('div.task-timeline', {}, timeline) : null);
 }
 
+let renderedTasks = '';
 function renderTasks() {
   const tasks = [...state.tasks.values()].sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)));
+  // Rebuilt only when something shown changed, so open details and clicks are not disturbed.
+  const key = JSON.stringify([state.chatId, state.openTask, tasks,
+    state.openTask ? [state.events.get(state.openTask)?.length, state.details.get(state.openTask)] : null]);
+  if (key === renderedTasks) return;
+  renderedTasks = key;
   const scroll = ui.taskList.scrollTop;
   ui.taskList.replaceChildren(...(tasks.length
     ? tasks.map(taskCard)

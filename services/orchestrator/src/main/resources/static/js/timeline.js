@@ -106,6 +106,7 @@ export function fromEvents(taskId, events) {
 export function fromDetails(view) {
   const list = el('ol.timeline');
   const calls = new Map(view.toolCalls.map((c) => [c.modelCallId, c]));
+  const answers = new Map(view.messages.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m.content]));
   let turn = 0;
   for (const m of view.messages) {
     if (m.role === 'user') {
@@ -117,10 +118,12 @@ export function fromDetails(view) {
       list.append(entry('step', '◆', `Model turn ${turn}`, meta,
         m.content && !m.toolCalls ? el('p.small.muted', {}, excerpt(m.content, 240)) : null));
       for (const call of m.toolCalls ?? []) {
+        // The tool message is the result the agent saw (ask_user's: the person's answer).
         const stored = calls.get(call.id);
-        const done = stored && stored.status !== 'pending' && stored.status !== 'running';
-        list.append(toolCall(`${view.task.id}:${call.id}`, call.name, call.arguments, done
-          ? { status: stored.status === 'failed' ? 'failed' : 'succeeded', result: stored.result ?? stored.error, latencyMs: stored.latencyMs }
+        const failed = stored?.status === 'failed';
+        const seen = answers.get(call.id);
+        list.append(toolCall(`${view.task.id}:${call.id}`, call.name, call.arguments, seen != null || failed
+          ? { status: failed ? 'failed' : 'succeeded', result: seen ?? stored?.error, latencyMs: stored?.latencyMs }
           : null));
       }
     }

@@ -61,11 +61,11 @@ export function formatTime(iso) {
     : date.toLocaleDateString([], { month: 'short', day: 'numeric' });
 }
 
-/** JSON text pretty-printed when it parses, else as it is. */
+/** JSON text pretty-printed when it parses (line breaks inside strings shown as such), else as it is. */
 export function prettyJson(text) {
   if (text == null) return '';
   try {
-    return JSON.stringify(JSON.parse(text), null, 2);
+    return JSON.stringify(JSON.parse(text), null, 2).replace(/\\n/g, '\n');
   } catch {
     return String(text);
   }
