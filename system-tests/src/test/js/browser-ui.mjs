@@ -70,7 +70,7 @@ try {
   await final.waitFor({ timeout: TIMEOUT });
   const bold = final.locator('.markdown strong', { hasText: 'Kafka' });
   await bold.waitFor({ timeout: TIMEOUT });
-  step('the final answer arrived, its Markdown rendered (**Kafka** is bold)');
+  step('the final answer arrived, its Markdown rendered (its bold title)');
 
   await page.locator('.task.status-success', { hasText: 'Researcher' }).waitFor({ timeout: TIMEOUT });
   await page.locator('.task .task-head', { hasText: 'Researcher' }).first().click();
