@@ -27,7 +27,10 @@ class BrowserUiIT {
 
     NodeScript.Result result =
         NodeScript.run(
-            Duration.ofMinutes(5), "browser-ui.mjs", baseUrl, screenshots.toAbsolutePath().toString());
+            Duration.ofMinutes(5),
+            "browser-ui.mjs",
+            baseUrl,
+            screenshots.toAbsolutePath().toString());
 
     assertThat(result.exitStatus()).as(result.output()).isZero();
     assertThat(result.output()).contains("the final answer arrived");
