@@ -41,6 +41,7 @@ function emptyChat(chatId) {
     details: new Map(), // taskId -> GET /api/tasks/{id} (tasks without run events)
     openTask: null,
     deciding: false,
+    sentAt: '',
     stream: null,
     connection: 'idle',
     pollTimer: null,
@@ -374,6 +375,8 @@ async function refreshChat(chatId) {
     }
     if (state.openTask && !state.events.get(state.openTask)?.length) loadDetails(state.openTask);
   }
+  // A task started or woken since the person's message: the orchestrator has decided.
+  if (state.deciding && tasks.some((t) => ACTIVE.has(t.status) && t.updatedAt >= state.sentAt)) state.deciding = false;
   markOpenQuestions();
   render();
 }
@@ -467,7 +470,10 @@ async function send(content) {
     if (state.chatId !== chatId) return;
     addMessage({ id: posted.id, role: 'user', content: text, taskId: null, createdAt: new Date().toISOString() });
     if (waiting) state.answers.set(posted.id, waiting.task.id);
-    else state.deciding = true;
+    else {
+      state.deciding = true;
+      state.sentAt = new Date().toISOString();
+    }
     render();
   } catch (e) {
     toast(e instanceof ApiError && e.status === 413
