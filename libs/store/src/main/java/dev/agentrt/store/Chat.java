@@ -14,6 +14,7 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  *     null for the agent's or the default model
  * @param usage every stored model turn made for this chat: decisions, sub-agents' turns, final
  *     answers
+ * @param limits the person's limits for this chat's runs, or null for the global and agents' ones
  */
 @Document(Collections.CHATS)
 public record Chat(
@@ -21,12 +22,13 @@ public record Chat(
     String title,
     @Nullable String model,
     Instant createdAt,
-    @Nullable Usage usage) {
+    @Nullable Usage usage,
+    @Nullable ChatLimits limits) {
 
   @PersistenceCreator
   public Chat {}
 
   public Chat(String id, String title, Instant createdAt) {
-    this(id, title, null, createdAt, null);
+    this(id, title, null, createdAt, null, null);
   }
 }

@@ -9,6 +9,7 @@ public final class Collections {
   public static final String SUB_AGENTS = "sub_agents";
   public static final String SUB_AGENT_MESSAGES = "sub_agent_messages";
   public static final String SUB_AGENT_TOOL_CALLS = "sub_agent_tool_calls";
+  public static final String RUN_EVENTS = "run_events";
 
   private Collections() {}
 }

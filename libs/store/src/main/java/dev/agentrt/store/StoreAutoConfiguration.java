@@ -5,8 +5,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
 /**
- * The shared collections' indexes, the conversation store every service appends to, and the counter
- * of model turns' tokens.
+ * The shared collections' indexes, the conversation store every service appends to, the counter of
+ * model turns' tokens, and the chats' run-event ledger.
  */
 @AutoConfiguration
 public class StoreAutoConfiguration {
@@ -19,6 +19,11 @@ public class StoreAutoConfiguration {
   @Bean
   SubAgentConversations subAgentConversations(MongoTemplate mongo) {
     return new SubAgentConversations(mongo);
+  }
+
+  @Bean
+  RunLedger runLedger(MongoTemplate mongo) {
+    return new RunLedger(mongo);
   }
 
   @Bean

@@ -40,6 +40,10 @@ public class StoreIndexes implements InitializingBean {
     mongo
         .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
         .createIndex(new Index().on("subAgentId", Sort.Direction.ASC));
+    mongo
+        .indexOps(Collections.RUN_EVENTS)
+        .createIndex(
+            new Index().on("chatId", Sort.Direction.ASC).on("seq", Sort.Direction.ASC).unique());
     for (String collection :
         new String[] {
           Collections.CHAT_MESSAGES,

@@ -11,6 +11,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  * An agent instance working on one task, with its own conversation.
  *
  * @param usage its stored model turns (its assistant messages)
+ * @param deadline when its current run must end (set when a turn is claimed; see the agent loop's
+ *     limits), or null before its first turn
  */
 @Document(Collections.SUB_AGENTS)
 public record SubAgent(
@@ -23,7 +25,8 @@ public record SubAgent(
     @Nullable Turn turn,
     @Nullable Usage usage,
     Instant createdAt,
-    Instant updatedAt) {
+    Instant updatedAt,
+    @Nullable Instant deadline) {
 
   @PersistenceCreator
   public SubAgent {}
@@ -36,9 +39,23 @@ public record SubAgent(
       SubAgentStatus status,
       long messageCount,
       @Nullable Turn turn,
+      @Nullable Usage usage,
       Instant createdAt,
       Instant updatedAt) {
-    this(id, taskId, chatId, agent, status, messageCount, turn, null, createdAt, updatedAt);
+    this(id, taskId, chatId, agent, status, messageCount, turn, usage, createdAt, updatedAt, null);
+  }
+
+  public SubAgent(
+      String id,
+      String taskId,
+      String chatId,
+      String agent,
+      SubAgentStatus status,
+      long messageCount,
+      @Nullable Turn turn,
+      Instant createdAt,
+      Instant updatedAt) {
+    this(id, taskId, chatId, agent, status, messageCount, turn, null, createdAt, updatedAt, null);
   }
 
   /**

@@ -9,6 +9,8 @@ import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.RunEvent;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
@@ -41,6 +43,7 @@ class SubAgentStarter {
   private final AgentCatalog agents;
   private final Outbox outbox;
   private final EventCodec codec;
+  private final RunLedger ledger;
   private final Clock clock = Clock.systemUTC();
 
   SubAgentStarter(
@@ -48,12 +51,14 @@ class SubAgentStarter {
       SubAgentConversations conversations,
       AgentCatalog agents,
       Outbox outbox,
-      EventCodec codec) {
+      EventCodec codec,
+      RunLedger ledger) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.agents = agents;
     this.outbox = outbox;
     this.codec = codec;
+    this.ledger = ledger;
   }
 
   void start(TaskCreated created) {
@@ -98,6 +103,11 @@ class SubAgentStarter {
                             subAgent, instructionId, SubAgentMessage.USER, now),
                         codec))),
             now);
+    ledger.append(
+        subAgent,
+        "run_start/" + subAgent.id(),
+        RunEvent.RUN_START,
+        RunLedger.data("agent", subAgent.agent(), "task", created.instruction()));
     outbox.publish(Collections.SUB_AGENT_MESSAGES, instruction.id(), instruction.outbox());
   }
 
@@ -147,6 +157,14 @@ class SubAgentStarter {
             .set("updatedAt", now)
             .push("outbox", failed),
         Task.class);
+    ledger.append(
+        created.chatId(),
+        "run_end/" + created.taskId() + "/unknown-agent",
+        RunEvent.RUN_END,
+        created.taskId(),
+        null,
+        created.agent(),
+        RunLedger.data("status", "failed", "reason", "unknown_agent", "result", error));
     Task task = mongo.findById(created.taskId(), Task.class);
     if (task != null) {
       outbox.publish(Collections.TASKS, task.id(), task.outbox());

@@ -8,6 +8,10 @@ import dev.agentrt.model.ModelMessage;
 import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
 import dev.agentrt.model.ModelToolCall;
+import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatLimits;
+import dev.agentrt.store.RunEvent;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentMessage;
@@ -16,6 +20,7 @@ import dev.agentrt.store.Task;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -47,7 +52,9 @@ class AgentLoop {
   private final OutcomeRecorder recorder;
   private final OutputSchemaCheck outputs;
   private final AgentLoopProperties properties;
+  private final RunLimits limits;
   private final Executor turns;
+  private final RunLedger ledger;
   private final Clock clock = Clock.systemUTC();
 
   AgentLoop(
@@ -58,7 +65,9 @@ class AgentLoop {
       OutcomeRecorder recorder,
       OutputSchemaCheck outputs,
       AgentLoopProperties properties,
-      Executor turns) {
+      RunLimits limits,
+      Executor turns,
+      RunLedger ledger) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.agents = agents;
@@ -66,7 +75,9 @@ class AgentLoop {
     this.recorder = recorder;
     this.outputs = outputs;
     this.properties = properties;
+    this.limits = limits;
     this.turns = turns;
+    this.ledger = ledger;
   }
 
   void wake(String subAgentId) {
@@ -83,24 +94,84 @@ class AgentLoop {
     if (!conversation.awaitsModelTurn()) {
       return;
     }
-    if (conversation.stepsThisRun() >= agent.maxSteps()) {
+    RunLimits.Effective run = limits.of(agent, chatLimits(subAgent));
+    Optional<LimitReached> reached = LimitReached.check(conversation, run, clock.instant());
+    if (reached.isPresent()) {
       recorder.fail(
           subAgent,
           conversation.lastSeq(),
-          "step_limit_exceeded",
-          "the " + agent.name() + " took " + agent.maxSteps() + " steps without finishing");
+          reached.get().reason(),
+          reached.get().message() + " " + conversation.progress());
       return;
     }
-    if (claimTurn(subAgent, conversation.lastSeq())) {
-      turns.execute(() -> runTurn(subAgent, agent, conversation));
+    if (conversation.repeatedCalls() == run.repeats()) {
+      recorder.warnOfRepeats(subAgent, conversation, run.repeats());
+      return; // the warning's event wakes the loop for the next turn
+    }
+    if (claimTurn(subAgent, conversation.lastSeq(), LimitReached.deadline(conversation, run))) {
+      turns.execute(() -> runTurn(subAgent, agent, conversation, run));
     }
   }
 
-  private void runTurn(SubAgent subAgent, AgentDefinition agent, ConversationState conversation) {
+  /**
+   * Fails the run of a sub-agent whose deadline passed while nothing happened to it (no event woke
+   * it); a run whose clock restarted meanwhile (the person answered) gets its new deadline.
+   */
+  void enforceDeadline(String subAgentId) {
+    SubAgent subAgent = mongo.findById(subAgentId, SubAgent.class);
+    if (subAgent == null || subAgent.status() != SubAgentStatus.active) {
+      return;
+    }
+    ConversationState conversation = new ConversationState(conversations.messages(subAgent.id()));
+    RunLimits.Effective run = limits.of(agents.get(subAgent.agent()), chatLimits(subAgent));
+    Instant deadline = LimitReached.deadline(conversation, run);
+    if (clock.instant().isAfter(deadline)) {
+      recorder.fail(
+          subAgent,
+          conversation.lastSeq(),
+          LimitReached.TIMEOUT,
+          LimitReached.timeout(run) + " " + conversation.progress());
+    } else {
+      mongo.updateFirst(
+          Query.query(Criteria.where("_id").is(subAgent.id())),
+          new Update().set("deadline", deadline),
+          SubAgent.class);
+    }
+  }
+
+  /** Active sub-agents whose run's deadline has passed. */
+  List<String> overdueRuns() {
+    Query overdue =
+        Query.query(
+            Criteria.where("status").is(SubAgentStatus.active).and("deadline").lt(clock.instant()));
+    overdue.fields().include("_id");
+    return mongo.find(overdue, SubAgent.class).stream().map(SubAgent::id).toList();
+  }
+
+  private @Nullable ChatLimits chatLimits(SubAgent subAgent) {
+    Query chat = Query.query(Criteria.where("_id").is(subAgent.chatId()));
+    chat.fields().include("limits");
+    Chat found = mongo.findOne(chat, Chat.class);
+    return found == null ? null : found.limits();
+  }
+
+  private void runTurn(
+      SubAgent subAgent,
+      AgentDefinition agent,
+      ConversationState conversation,
+      RunLimits.Effective run) {
     long seq = conversation.lastSeq();
+    int step = conversation.stepsThisRun() + 1;
     try {
       String modelName = modelFor(subAgent, agent);
+      ledger.append(
+          subAgent,
+          "step_start/" + subAgent.id() + "/" + seq,
+          RunEvent.STEP_START,
+          RunLedger.data("step", step, "model", modelName));
+      long started = System.nanoTime();
       ModelReply reply = model.call(request(agent, conversation, modelName));
+      long latencyMs = (System.nanoTime() - started) / 1_000_000;
       if (!stillActive(subAgent)) {
         log.info(
             "sub-agent {} stopped (cancelled) during its turn; the answer is dropped",
@@ -108,7 +179,11 @@ class AgentLoop {
         releaseTurn(subAgent, seq);
         return;
       }
-      settle(subAgent, agent, conversation, recorder.storeAnswer(subAgent, seq, reply, modelName));
+      SubAgentMessage answer = recorder.storeAnswer(subAgent, seq, reply, modelName);
+      recordStepEnd(subAgent, step, modelName, reply, answer, latencyMs);
+      if (withinBudget(subAgent, conversation, run, answer)) {
+        settle(subAgent, agent, conversation, answer);
+      }
     } catch (ModelException e) {
       recorder.fail(subAgent, seq, "model_error", e.getMessage());
     } catch (RuntimeException e) {
@@ -121,6 +196,70 @@ class AgentLoop {
     }
     releaseTurn(subAgent, seq);
     wake(subAgent.id()); // a message may have arrived while the model was thinking
+  }
+
+  /**
+   * Counts the stored turn against the run's token budget: a {@code budget_warning} once the run
+   * has used {@code warnAt} of it; when it is used up, a run that would go on (tool calls, a
+   * question) fails with {@code budget_exceeded} instead. A final answer is kept: the work is done.
+   */
+  private boolean withinBudget(
+      SubAgent subAgent,
+      ConversationState conversation,
+      RunLimits.Effective run,
+      SubAgentMessage answer) {
+    long used =
+        conversation.tokensThisRun()
+            + (answer.usage() == null
+                ? 0
+                : answer.usage().promptTokens() + answer.usage().completionTokens());
+    if (used >= run.warnTokens()) {
+      ledger.append(
+          subAgent,
+          "budget_warning/" + subAgent.id() + "/" + conversation.runStartSeq(),
+          RunEvent.BUDGET_WARNING,
+          RunLedger.data("limit", "tokens", "used", used, "max", run.maxTokens()));
+    }
+    if (used >= run.maxTokens() && !(TurnOutcome.of(answer) instanceof TurnOutcome.FinalAnswer)) {
+      recorder.dropCalls(answer, LimitReached.BUDGET_EXCEEDED);
+      recorder.fail(
+          subAgent,
+          answer.seq(),
+          LimitReached.BUDGET_EXCEEDED,
+          LimitReached.budget(used, run)
+              + " "
+              + new ConversationState(conversations.messages(subAgent.id())).progress());
+      return false;
+    }
+    return true;
+  }
+
+  private void recordStepEnd(
+      SubAgent subAgent,
+      int step,
+      @Nullable String modelName,
+      ModelReply reply,
+      SubAgentMessage answer,
+      long latencyMs) {
+    ledger.append(
+        subAgent,
+        "step_end/" + answer.id(),
+        RunEvent.STEP_END,
+        RunLedger.data(
+            "step",
+            step,
+            "model",
+            modelName,
+            "inputTokens",
+            reply.usage() == null ? 0 : reply.usage().promptTokens(),
+            "outputTokens",
+            reply.usage() == null ? 0 : reply.usage().completionTokens(),
+            "latencyMs",
+            latencyMs,
+            "toolCalls",
+            reply.toolCalls().stream().map(ModelToolCall::name).toList(),
+            "text",
+            RunLedger.excerpt(reply.content())));
   }
 
   /**
@@ -190,8 +329,11 @@ class AgentLoop {
     return now != null && now.status() == SubAgentStatus.active;
   }
 
-  /** Takes the turn unless another worker holds it under a live lease. */
-  private boolean claimTurn(SubAgent subAgent, long seq) {
+  /**
+   * Takes the turn unless another worker holds it under a live lease, and records when the run must
+   * end (for {@link #overdueRuns}).
+   */
+  private boolean claimTurn(SubAgent subAgent, long seq, Instant deadline) {
     Instant now = clock.instant();
     Query unclaimed =
         Query.query(
@@ -202,7 +344,9 @@ class AgentLoop {
                 .orOperator(
                     Criteria.where("turn").is(null), Criteria.where("turn.leaseUntil").lt(now)));
     Update claim =
-        new Update().set("turn", new SubAgent.Turn(seq, now.plus(properties.turnLease())));
+        new Update()
+            .set("turn", new SubAgent.Turn(seq, now.plus(properties.turnLease())))
+            .set("deadline", deadline);
     return mongo.updateFirst(unclaimed, claim, SubAgent.class).getModifiedCount() == 1;
   }
 

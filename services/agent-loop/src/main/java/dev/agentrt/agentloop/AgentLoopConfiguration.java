@@ -1,6 +1,7 @@
 package dev.agentrt.agentloop;
 
 import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentConversations;
 import java.util.concurrent.Executors;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -10,7 +11,7 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 
 /** Turns run on virtual threads: thousands of slow model calls at once cost little. */
 @Configuration
-@EnableConfigurationProperties(AgentLoopProperties.class)
+@EnableConfigurationProperties({AgentLoopProperties.class, RunLimits.class})
 class AgentLoopConfiguration {
 
   @Bean(destroyMethod = "")
@@ -21,7 +22,9 @@ class AgentLoopConfiguration {
       ModelCaller model,
       OutcomeRecorder recorder,
       OutputSchemaCheck outputs,
-      AgentLoopProperties properties) {
+      AgentLoopProperties properties,
+      RunLimits limits,
+      RunLedger ledger) {
     return new AgentLoop(
         mongo,
         conversations,
@@ -30,6 +33,8 @@ class AgentLoopConfiguration {
         recorder,
         outputs,
         properties,
-        Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("turn-", 0).factory()));
+        limits,
+        Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("turn-", 0).factory()),
+        ledger);
   }
 }

@@ -1,10 +1,14 @@
 package dev.agentrt.agentloop;
 
+import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.SubAgentMessage;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -19,6 +23,9 @@ record ConversationState(List<SubAgentMessage> messages) {
   /** How a repair request starts: the loop's own user message, not the person's. */
   static final String REPAIR_PROMPT =
       "Your final answer does not satisfy the required output schema.";
+
+  /** How the warning about repeated tool calls starts: the loop's own user message. */
+  static final String STAGNATION_PROMPT = "You are repeating yourself:";
 
   /** The last message, when it is the model's: its outcome may still need applying. */
   Optional<SubAgentMessage> lastAnswer() {
@@ -96,14 +103,112 @@ record ConversationState(List<SubAgentMessage> messages) {
 
   /** Repairs of a final answer asked for in this run. */
   int repairsThisRun() {
-    return (int) sinceThePersonSpoke().filter(ConversationState::isRepairRequest).count();
+    return (int) sinceThePersonSpoke().filter(m -> isLoopsOwn(m, REPAIR_PROMPT)).count();
+  }
+
+  /** Prompt and completion tokens of this run's model turns, repair turns included. */
+  long tokensThisRun() {
+    return sinceThePersonSpoke()
+        .filter(m -> SubAgentMessage.ASSISTANT.equals(m.role()) && m.usage() != null)
+        .mapToLong(m -> m.usage().promptTokens() + m.usage().completionTokens())
+        .sum();
+  }
+
+  /** The position of the message that started this run (0 when there is none). */
+  long runStartSeq() {
+    return sinceThePersonSpoke().findFirst().map(SubAgentMessage::seq).orElse(0L);
+  }
+
+  /**
+   * When the run's clock started: the person's message that started the run, or their latest answer
+   * to one of its questions (time spent waiting for the person does not count).
+   */
+  Optional<Instant> clockStartedAt() {
+    Set<String> questions = new HashSet<>();
+    Instant started = null;
+    for (SubAgentMessage m : sinceThePersonSpoke().toList()) {
+      if (started == null) {
+        started = m.createdAt();
+      }
+      if (SubAgentMessage.ASSISTANT.equals(m.role())) {
+        m.toolCalls().stream()
+            .filter(c -> ToolCatalog.ASK_USER.equals(c.name()))
+            .forEach(c -> questions.add(c.id()));
+      } else if (SubAgentMessage.TOOL.equals(m.role()) && questions.contains(m.toolCallId())) {
+        started = m.createdAt();
+      }
+    }
+    return Optional.ofNullable(started);
+  }
+
+  /**
+   * How many of this run's latest tool calls, in a row, were the same call (name and arguments)
+   * with the same result; 0 when the last message is not a tool result.
+   */
+  int repeatedCalls() {
+    if (last().filter(m -> SubAgentMessage.TOOL.equals(m.role())).isEmpty()) {
+      return 0;
+    }
+    Map<String, String> results = new HashMap<>();
+    List<String> calls = new ArrayList<>();
+    List<SubAgentMessage> run = sinceThePersonSpoke().toList();
+    run.stream()
+        .filter(m -> SubAgentMessage.TOOL.equals(m.role()) && m.toolCallId() != null)
+        .forEach(m -> results.put(m.toolCallId(), String.valueOf(m.content())));
+    for (SubAgentMessage m : run) {
+      for (RequestedToolCall call : m.toolCalls()) {
+        String result = results.get(call.id());
+        if (result != null) {
+          calls.add(call.name() + "\u0000" + call.arguments() + "\u0000" + result);
+        }
+      }
+    }
+    int streak = 0;
+    for (int i = calls.size() - 1; i >= 0 && calls.get(i).equals(calls.getLast()); i--) {
+      streak++;
+    }
+    return streak;
+  }
+
+  /** What the run did so far, for the person when it is stopped: turns, tool calls, last words. */
+  String progress() {
+    List<SubAgentMessage> run = sinceThePersonSpoke().toList();
+    List<SubAgentMessage> turns =
+        run.stream().filter(m -> SubAgentMessage.ASSISTANT.equals(m.role())).toList();
+    Map<String, Long> tools =
+        turns.stream()
+            .flatMap(m -> m.toolCalls().stream())
+            .collect(
+                Collectors.groupingBy(
+                    RequestedToolCall::name, java.util.TreeMap::new, Collectors.counting()));
+    StringBuilder done =
+        new StringBuilder("Done so far: ").append(turns.size()).append(" model turn(s)");
+    long calls = tools.values().stream().mapToLong(Long::longValue).sum();
+    done.append(", ").append(calls).append(" tool call(s)");
+    if (!tools.isEmpty()) {
+      done.append(" (")
+          .append(
+              tools.entrySet().stream()
+                  .map(e -> e.getKey() + " ×" + e.getValue())
+                  .collect(Collectors.joining(", ")))
+          .append(")");
+    }
+    done.append(".");
+    turns.stream()
+        .map(SubAgentMessage::content)
+        .filter(c -> c != null && !c.isBlank())
+        .reduce((first, second) -> second)
+        .ifPresent(words -> done.append(" Last words: ").append(words.strip()));
+    return done.toString();
   }
 
   private java.util.stream.Stream<SubAgentMessage> sinceThePersonSpoke() {
     int lastSpoke = -1;
     for (int i = messages.size() - 1; i >= 0; i--) {
       SubAgentMessage m = messages.get(i);
-      if (SubAgentMessage.USER.equals(m.role()) && !isRepairRequest(m)) {
+      if (SubAgentMessage.USER.equals(m.role())
+          && !isLoopsOwn(m, REPAIR_PROMPT)
+          && !isLoopsOwn(m, STAGNATION_PROMPT)) {
         lastSpoke = i;
         break;
       }
@@ -111,10 +216,10 @@ record ConversationState(List<SubAgentMessage> messages) {
     return messages.subList(Math.max(lastSpoke, 0), messages.size()).stream();
   }
 
-  private static boolean isRepairRequest(SubAgentMessage m) {
+  private static boolean isLoopsOwn(SubAgentMessage m, String prompt) {
     return SubAgentMessage.USER.equals(m.role())
         && m.content() != null
-        && m.content().startsWith(REPAIR_PROMPT);
+        && m.content().startsWith(prompt);
   }
 
   private Optional<SubAgentMessage> last() {

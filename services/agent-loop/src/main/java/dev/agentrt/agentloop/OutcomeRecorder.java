@@ -14,6 +14,8 @@ import dev.agentrt.store.Chat;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RequestedToolCall;
+import dev.agentrt.store.RunEvent;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.Appended;
@@ -53,6 +55,7 @@ class OutcomeRecorder {
   private final Outbox outbox;
   private final EventCodec codec;
   private final UsageCounter usage;
+  private final RunLedger ledger;
   private final Clock clock = Clock.systemUTC();
 
   OutcomeRecorder(
@@ -60,12 +63,14 @@ class OutcomeRecorder {
       SubAgentConversations conversations,
       Outbox outbox,
       EventCodec codec,
-      UsageCounter usage) {
+      UsageCounter usage,
+      RunLedger ledger) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.outbox = outbox;
     this.codec = codec;
     this.usage = usage;
+    this.ledger = ledger;
   }
 
   /**
@@ -131,6 +136,11 @@ class OutcomeRecorder {
       case TurnOutcome.ToolCalls calls ->
           outbox.publish(Collections.SUB_AGENT_MESSAGES, answer.id(), answer.outbox());
       case TurnOutcome.Question question -> {
+        ledger.append(
+            subAgent,
+            "question/" + answer.id(),
+            RunEvent.QUESTION,
+            RunLedger.data("toolCallId", question.call().id(), "question", question.question()));
         move(subAgent, SubAgentStatus.active, SubAgentStatus.waiting_for_user);
         moveTask(
             subAgent,
@@ -159,6 +169,17 @@ class OutcomeRecorder {
                 subAgent.chatId(),
                 subAgent.id(),
                 finalAnswer.answer()));
+        ledger.append(
+            subAgent,
+            "run_end/" + answer.id(),
+            RunEvent.RUN_END,
+            RunLedger.data(
+                "status",
+                "completed",
+                "reason",
+                null,
+                "result",
+                RunLedger.excerpt(finalAnswer.answer())));
       }
     }
   }
@@ -198,6 +219,67 @@ class OutcomeRecorder {
   }
 
   /**
+   * Drops the tool calls a stored answer asked for, before any is announced: they end {@code
+   * failed} with the reason, and the answer's outbox is emptied so the relay announces nothing.
+   */
+  void dropCalls(SubAgentMessage answer, String reason) {
+    Instant now = clock.instant();
+    mongo.updateMulti(
+        Query.query(
+            Criteria.where("subAgentId")
+                .is(answer.subAgentId())
+                .and("status")
+                .is(ToolCallStatus.pending)),
+        new Update()
+            .set("status", ToolCallStatus.failed)
+            .set(
+                "error",
+                "{\"error_type\":\"" + reason + "\",\"message\":\"not run: the run was stopped\"}")
+            .set("updatedAt", now),
+        ToolCall.class);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(answer.id())),
+        new Update().set(Outbox.FIELD, List.of()),
+        SubAgentMessage.class);
+  }
+
+  /**
+   * Tells the model it keeps making the same tool call for the same result: a user message of the
+   * loop's own (it does not start a new run), whose event wakes the loop for the next turn. One
+   * more such call fails the run with {@code stagnated}. Safe to repeat.
+   */
+  void warnOfRepeats(SubAgent subAgent, ConversationState conversation, int repeats) {
+    Instant now = clock.instant();
+    String messageId = Ids.derived(subAgent.id(), "repeats-" + conversation.lastSeq());
+    Appended warning =
+        conversations.appendIfAbsent(
+            subAgent,
+            new NewMessage(
+                messageId,
+                SubAgentMessage.USER,
+                ConversationState.STAGNATION_PROMPT
+                    + " your last "
+                    + repeats
+                    + " tool calls were the same call with the same result. Do something"
+                    + " different (another tool, other arguments) or give your final answer;"
+                    + " the same call again stops the run.",
+                List.of(),
+                null,
+                List.of(
+                    entry(
+                        SubAgentConversations.added(
+                            subAgent, messageId, SubAgentMessage.USER, now)))),
+            now);
+    ledger.append(
+        subAgent,
+        "repeats/" + messageId,
+        RunEvent.BUDGET_WARNING,
+        RunLedger.data("limit", "repeats", "used", repeats, "max", repeats + 1));
+    outbox.publish(
+        Collections.SUB_AGENT_MESSAGES, warning.message().id(), warning.message().outbox());
+  }
+
+  /**
    * Ends the run visibly: a system message in the sub-agent's conversation says why, the sub-agent
    * and its task become {@code failed}, and {@code TaskFailed} tells the finalizer.
    */
@@ -228,6 +310,16 @@ class OutcomeRecorder {
             subAgent.id(),
             reason,
             error));
+    ledger.append(
+        subAgent,
+        "error/" + messageId,
+        RunEvent.ERROR,
+        RunLedger.data("reason", reason, "message", error));
+    ledger.append(
+        subAgent,
+        "run_end/" + messageId,
+        RunEvent.RUN_END,
+        RunLedger.data("status", "failed", "reason", reason, "result", null));
   }
 
   /** The calls to record: an {@code ask_user} call stands alone, the person answers it first. */

@@ -17,7 +17,10 @@ import dev.agentrt.model.ModelToolCall;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.RunEvent;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
@@ -90,12 +93,16 @@ class AgentLoopTest {
                   .getBytes(StandardCharsets.UTF_8)),
           "test agents");
 
+  /** Limits the tests reach: the researcher's own maxSteps (3) is the tighter step limit. */
+  private static final RunLimits LIMITS = new RunLimits(25, 1000, 0.9, Duration.ofMinutes(10), 3);
+
   private static EmbeddedKafkaKraftBroker kafka;
   private static MongoServer mongoServer;
   private static MongoClient mongoClient;
   private static MongoTemplate mongo;
   private static Outbox outbox;
   private static SubAgentConversations conversations;
+  private static RunLedger ledger;
 
   private final ScriptedModel model = new ScriptedModel();
   private AgentLoop loop;
@@ -116,6 +123,7 @@ class AgentLoopTest {
                 new ByteArraySerializer()));
     outbox = new Outbox(new EventPublisher(template, "agent-loop-test"), mongo);
     conversations = new SubAgentConversations(mongo);
+    ledger = new RunLedger(mongo);
   }
 
   @AfterAll
@@ -127,24 +135,7 @@ class AgentLoopTest {
 
   @BeforeEach
   void aSubAgentWithItsFirstTwoMessages() {
-    AgentLoopProperties properties =
-        new AgentLoopProperties(
-            3,
-            Duration.ofMillis(10),
-            Duration.ofMillis(50),
-            Duration.ofMinutes(1),
-            Duration.ofSeconds(5));
-    EventCodec codec = new EventCodec();
-    loop =
-        new AgentLoop(
-            mongo,
-            conversations,
-            AGENTS,
-            new ModelCaller(model, properties, new SimpleMeterRegistry()),
-            new OutcomeRecorder(mongo, conversations, outbox, codec, new UsageCounter(mongo)),
-            new OutputSchemaCheck(),
-            properties,
-            Executors.newVirtualThreadPerTaskExecutor());
+    loop = loopWith(LIMITS);
     startSubAgent("researcher", null);
   }
 
@@ -235,7 +226,7 @@ class AgentLoopTest {
     assertThat(task().result()).isEqualTo("Kafka is a distributed log. Sources: docs/kafka.md");
     assertThat(subAgent().status()).isEqualTo(SubAgentStatus.completed);
     await().until(() -> task().outbox().isEmpty());
-    assertThat(subAgent().turn()).as("the turn is released").isNull();
+    await().untilAsserted(() -> assertThat(subAgent().turn()).as("the turn is released").isNull());
   }
 
   @Test
@@ -332,8 +323,105 @@ class AgentLoopTest {
     loop.wake(subAgent.id());
 
     await().until(() -> task().status() == TaskStatus.failed);
-    assertThat(task().error()).contains("3 steps");
+    assertThat(task().error())
+        .contains("step limit: 3 model turns")
+        .contains("Done so far: 3 model turn(s), 3 tool call(s) (search_docs ×3)");
     assertThat(model.requests()).hasSize(3);
+    assertThat(failureReason()).isEqualTo("step_limit_exceeded");
+  }
+
+  @Test
+  void theChatsStepLimitTightensTheAgentsOne() {
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.chatId())),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("limits", new ChatLimits(1, null, null)),
+        Chat.class);
+    model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
+    loop.wake(subAgent.id());
+    await().until(() -> lastMessage().role().equals("assistant"));
+    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.failed);
+    assertThat(task().error()).contains("step limit: 1 model turns");
+    assertThat(model.requests()).hasSize(1);
+  }
+
+  @Test
+  void aRunWarnsAtNinetyPercentOfItsTokensAndFailsWhenTheyAreUsedUp() {
+    model.then(() -> withTokens(500, 300, "call_1"));
+    loop.wake(subAgent.id());
+    await().until(() -> lastMessage().role().equals("assistant"));
+    assertThat(ledgerTypes()).doesNotContain(RunEvent.BUDGET_WARNING);
+    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+
+    model.then(() -> withTokens(200, 50, "call_2"));
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.failed);
+    assertThat(failureReason()).isEqualTo("budget_exceeded");
+    assertThat(task().error()).contains("1050 of 1000 tokens");
+    assertThat(ledgerTypes()).containsSubsequence(RunEvent.BUDGET_WARNING, RunEvent.RUN_END);
+    assertThat(toolCalls())
+        .as("the call of the turn that used up the budget is not run")
+        .filteredOn(c -> c.modelCallId().equals("call_2"))
+        .singleElement()
+        .satisfies(c -> assertThat(c.status()).isEqualTo(ToolCallStatus.failed))
+        .satisfies(c -> assertThat(c.error()).contains("budget_exceeded"));
+    assertThat(lastAnswer().outbox()).as("nothing left for the relay to publish").isEmpty();
+  }
+
+  @Test
+  void aRunPastItsDeadlineFailsWhenWokenAndTheSweeperEndsOneNoEventWakes() {
+    AgentLoop impatient = loopWith(new RunLimits(25, 1000, 0.9, Duration.ofMillis(1), 3));
+    model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
+    loop.wake(subAgent.id());
+    await().until(() -> lastMessage().role().equals("assistant"));
+    assertThat(subAgent().deadline()).as("set when the turn was claimed").isNotNull();
+
+    assertThat(impatient.overdueRuns()).isEmpty(); // the stored deadline is 10 minutes away
+    impatient.enforceDeadline(subAgent.id()); // the sweeper looks anyway: no event is coming
+
+    assertThat(task().status()).isEqualTo(TaskStatus.failed);
+    assertThat(failureReason()).isEqualTo("timeout");
+    assertThat(task().error()).contains("deadline");
+  }
+
+  @Test
+  void theSameCallWithTheSameResultThreeTimesIsPointedOutAndAFourthFailsTheRun() {
+    startSubAgent("writer", null); // 25 steps: the researcher's 3 would stop it first
+    for (int i = 0; i < 3; i++) {
+      String callId = "call_" + i;
+      model.callsTools(new ModelToolCall(callId, "read_doc", "{\"path\":\"a.md\"}"));
+      loop.wake(subAgent.id());
+      await().until(() -> lastMessage().role().equals("assistant"));
+      append(SubAgentMessage.TOOL, "{\"content\":\"same\"}", callId);
+    }
+
+    loop.wake(subAgent.id());
+    loop.wake(subAgent.id()); // a redelivered event: one warning
+
+    List<SubAgentMessage> messages = conversations.messages(subAgent.id());
+    assertThat(messages.getLast().content()).startsWith(ConversationState.STAGNATION_PROMPT);
+    assertThat(messages)
+        .filteredOn(
+            m -> m.content() != null && m.content().startsWith(ConversationState.STAGNATION_PROMPT))
+        .hasSize(1);
+    assertThat(model.requests()).hasSize(3);
+
+    model.callsTools(new ModelToolCall("call_3", "read_doc", "{\"path\":\"a.md\"}"));
+    loop.wake(subAgent.id());
+    await().until(() -> lastMessage().role().equals("assistant"));
+    assertThat(model.requests().getLast().messages().getLast().content())
+        .startsWith(ConversationState.STAGNATION_PROMPT);
+    append(SubAgentMessage.TOOL, "{\"content\":\"same\"}", "call_3");
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.failed);
+    assertThat(failureReason()).isEqualTo("stagnated");
+    assertThat(task().error()).contains("4 times in a row");
   }
 
   @Test
@@ -396,7 +484,7 @@ class AgentLoopTest {
     SubAgentMessage answer = lastMessage();
     OutcomeRecorder recorder =
         new OutcomeRecorder(
-            mongo, conversations, outbox, new EventCodec(), new UsageCounter(mongo));
+            mongo, conversations, outbox, new EventCodec(), new UsageCounter(mongo), ledger);
 
     loop.wake(subAgent.id()); // a redelivered event: the answer's outcome is applied again
     recorder.apply(subAgent(), answer);
@@ -474,6 +562,49 @@ class AgentLoopTest {
     assertThat(model.requests()).hasSize(1);
   }
 
+  private AgentLoop loopWith(RunLimits limits) {
+    AgentLoopProperties properties =
+        new AgentLoopProperties(
+            3,
+            Duration.ofMillis(10),
+            Duration.ofMillis(50),
+            Duration.ofMinutes(1),
+            Duration.ofSeconds(5));
+    return new AgentLoop(
+        mongo,
+        conversations,
+        AGENTS,
+        new ModelCaller(model, properties, new SimpleMeterRegistry()),
+        new OutcomeRecorder(
+            mongo, conversations, outbox, new EventCodec(), new UsageCounter(mongo), ledger),
+        new OutputSchemaCheck(),
+        properties,
+        limits,
+        Executors.newVirtualThreadPerTaskExecutor(),
+        ledger);
+  }
+
+  private static ModelReply withTokens(int prompt, int completion, String callId) {
+    return new ModelReply(
+        null,
+        List.of(new ModelToolCall(callId, "search_docs", "{\"query\":\"" + callId + "\"}")),
+        new ModelReply.Usage(prompt, completion),
+        "tool_calls",
+        0);
+  }
+
+  private String failureReason() {
+    return ledger.after(subAgent.chatId(), 0, 100).stream()
+        .filter(e -> e.type().equals(RunEvent.RUN_END))
+        .map(e -> (String) e.data().get("reason"))
+        .findFirst()
+        .orElse(null);
+  }
+
+  private List<String> ledgerTypes() {
+    return ledger.after(subAgent.chatId(), 0, 100).stream().map(RunEvent::type).toList();
+  }
+
   /** A model step that says it was called, then holds until released, then replies. */
   private static Supplier<ModelReply> held(
       CountDownLatch called, CountDownLatch release, ModelReply reply) {
@@ -502,6 +633,13 @@ class AgentLoopTest {
         new NewMessage(
             UUID.randomUUID().toString(), role, content, List.of(), toolCallId, List.of()),
         Instant.now());
+  }
+
+  private SubAgentMessage lastAnswer() {
+    return conversations.messages(subAgent.id()).stream()
+        .filter(m -> m.role().equals(SubAgentMessage.ASSISTANT))
+        .reduce((a, b) -> b)
+        .orElseThrow();
   }
 
   private SubAgentMessage lastMessage() {

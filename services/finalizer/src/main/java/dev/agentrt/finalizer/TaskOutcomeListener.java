@@ -10,6 +10,7 @@ import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxPublishException;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
+import dev.agentrt.store.RunLedger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,11 +32,14 @@ class TaskOutcomeListener {
   private final IncomingEvents events;
   private final FinalAnswers answers;
   private final Outbox outbox;
+  private final RunLedger ledger;
 
-  TaskOutcomeListener(IncomingEvents events, FinalAnswers answers, Outbox outbox) {
+  TaskOutcomeListener(
+      IncomingEvents events, FinalAnswers answers, Outbox outbox, RunLedger ledger) {
     this.events = events;
     this.answers = answers;
     this.outbox = outbox;
+    this.ledger = ledger;
   }
 
   @KafkaListener(topics = Topics.TASKS)
@@ -52,6 +56,7 @@ class TaskOutcomeListener {
       return;
     }
     ChatMessage answer = answers.write(outcome);
+    ledger.message(answer);
     try {
       outbox.publish(Collections.CHAT_MESSAGES, answer.id(), answer.outbox());
     } catch (OutboxPublishException e) {

@@ -7,6 +7,7 @@ import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxPublishException;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
+import dev.agentrt.store.RunLedger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,17 +23,20 @@ class TaskWaitingListener {
   private final IncomingEvents events;
   private final Questions questions;
   private final Outbox outbox;
+  private final RunLedger ledger;
 
-  TaskWaitingListener(IncomingEvents events, Questions questions, Outbox outbox) {
+  TaskWaitingListener(IncomingEvents events, Questions questions, Outbox outbox, RunLedger ledger) {
     this.events = events;
     this.questions = questions;
     this.outbox = outbox;
+    this.ledger = ledger;
   }
 
   @KafkaListener(topics = Topics.TASKS)
   void on(ConsumerRecord<String, byte[]> record) {
     if (events.decode(record) instanceof TaskWaiting waiting) {
       ChatMessage question = questions.post(waiting);
+      ledger.message(question);
       try {
         outbox.publish(Collections.CHAT_MESSAGES, question.id(), question.outbox());
       } catch (OutboxPublishException e) {

@@ -3,9 +3,11 @@ package dev.agentrt.orchestrator.chat;
 import dev.agentrt.orchestrator.models.ModelNames;
 import dev.agentrt.orchestrator.models.Pricing;
 import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.ChatMessage;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Positive;
 import jakarta.validation.constraints.Size;
 import java.time.Instant;
 import java.util.List;
@@ -42,8 +44,23 @@ class ChatController {
   /**
    * @param model a configured model for the chat's decisions and the tasks it starts; absent: each
    *     agent's model, else the default
+   * @param limits limits for this chat's runs, tighter than the global and the agents' ones
    */
-  record NewChat(@Nullable @Size(max = 200) String title, @Nullable String model) {}
+  record NewChat(
+      @Nullable @Size(max = 200) String title,
+      @Nullable String model,
+      @Nullable @Valid Limits limits) {}
+
+  /** Per-run limits; each left out keeps the global and the agent's limit. */
+  record Limits(
+      @Nullable @Positive Integer maxSteps,
+      @Nullable @Positive Long maxTokens,
+      @Nullable @Positive Long deadlineSeconds) {
+
+    ChatLimits stored() {
+      return new ChatLimits(maxSteps, maxTokens, deadlineSeconds);
+    }
+  }
 
   /**
    * @param model a configured model for this message's decision and the task it starts, over the
@@ -57,12 +74,18 @@ class ChatController {
    * @param usage every stored model turn of the chat: decisions, sub-agents' turns, final answers
    */
   record ChatView(
-      String id, String title, @Nullable String model, Instant createdAt, UsageView usage) {
+      String id,
+      String title,
+      @Nullable String model,
+      @Nullable ChatLimits limits,
+      Instant createdAt,
+      UsageView usage) {
     static ChatView of(Chat chat, Pricing pricing) {
       return new ChatView(
           chat.id(),
           chat.title(),
           chat.model(),
+          chat.limits(),
           chat.createdAt(),
           UsageView.of(chat.usage(), pricing));
     }
@@ -98,7 +121,8 @@ class ChatController {
   Created createChat(@Valid @RequestBody(required = false) @Nullable NewChat body) {
     String title = body == null || body.title() == null ? "New chat" : body.title();
     String model = known(body == null ? null : body.model());
-    return new Created(chats.create(title, model).id());
+    ChatLimits limits = body == null || body.limits() == null ? null : body.limits().stored();
+    return new Created(chats.create(title, model, limits).id());
   }
 
   @GetMapping

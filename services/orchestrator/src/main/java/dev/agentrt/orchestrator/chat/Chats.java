@@ -6,9 +6,11 @@ import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.platform.outbox.OutboxPublishException;
 import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.RunLedger;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -31,20 +33,23 @@ public class Chats {
   private final MongoTemplate mongo;
   private final Outbox outbox;
   private final EventCodec codec;
+  private final RunLedger ledger;
   private final Clock clock;
 
-  public Chats(MongoTemplate mongo, Outbox outbox, EventCodec codec) {
+  public Chats(MongoTemplate mongo, Outbox outbox, EventCodec codec, RunLedger ledger) {
     this.mongo = mongo;
     this.outbox = outbox;
     this.codec = codec;
+    this.ledger = ledger;
     this.clock = Clock.systemUTC();
   }
 
   /**
    * @param model the chat's model (null: the agents' or the default), already checked
+   * @param limits the chat's run limits (null: the global and agents' ones)
    */
-  public Chat create(String title, @Nullable String model) {
-    return mongo.insert(new Chat(Ids.fresh(), title, model, clock.instant(), null));
+  public Chat create(String title, @Nullable String model, @Nullable ChatLimits limits) {
+    return mongo.insert(new Chat(Ids.fresh(), title, model, clock.instant(), null, limits));
   }
 
   public Optional<Chat> find(String chatId) {
@@ -70,6 +75,7 @@ public class Chats {
         mongo.insert(
             new ChatMessage(
                 id, chatId, ChatMessage.USER, content, null, model, null, now, List.of(added)));
+    ledger.message(message);
     try {
       outbox.publish(Collections.CHAT_MESSAGES, id, message.outbox());
     } catch (OutboxPublishException e) {

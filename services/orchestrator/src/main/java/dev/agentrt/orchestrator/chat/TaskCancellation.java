@@ -7,6 +7,8 @@ import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.platform.outbox.OutboxPublishException;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.RunEvent;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
@@ -50,12 +52,14 @@ class TaskCancellation {
   private final MongoTemplate mongo;
   private final Outbox outbox;
   private final EventCodec codec;
+  private final RunLedger ledger;
   private final Clock clock = Clock.systemUTC();
 
-  TaskCancellation(MongoTemplate mongo, Outbox outbox, EventCodec codec) {
+  TaskCancellation(MongoTemplate mongo, Outbox outbox, EventCodec codec, RunLedger ledger) {
     this.mongo = mongo;
     this.outbox = outbox;
     this.codec = codec;
+    this.ledger = ledger;
   }
 
   Result cancel(String taskId) {
@@ -64,6 +68,7 @@ class TaskCancellation {
       return new Result.NotFound();
     }
     Instant now = clock.instant();
+    String progress = progressOf(task);
     OutboxEntry cancelled =
         OutboxEntry.of(
             new TaskCancelled(
@@ -72,7 +77,7 @@ class TaskCancellation {
                 taskId,
                 task.chatId(),
                 task.subAgentId(),
-                progressOf(task)),
+                progress),
             codec);
     long moved =
         mongo
@@ -98,6 +103,14 @@ class TaskCancellation {
           new Update().set("status", SubAgentStatus.cancelled).set("updatedAt", now),
           SubAgent.class);
     }
+    ledger.append(
+        task.chatId(),
+        "run_end/" + taskId + "/cancelled",
+        RunEvent.RUN_END,
+        taskId,
+        task.subAgentId(),
+        task.agent(),
+        RunLedger.data("status", "cancelled", "reason", "cancelled", "result", progress));
     try {
       outbox.publish(Collections.TASKS, taskId, stored.outbox());
     } catch (OutboxPublishException e) {

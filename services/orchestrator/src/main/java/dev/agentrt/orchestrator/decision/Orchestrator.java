@@ -15,6 +15,8 @@ import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RequestedToolCall;
+import dev.agentrt.store.RunEvent;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.Appended;
@@ -81,6 +83,7 @@ class Orchestrator {
   private final EventCodec codec;
   private final OrchestratorProperties properties;
   private final UsageCounter usage;
+  private final RunLedger ledger;
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
   Orchestrator(
@@ -90,7 +93,8 @@ class Orchestrator {
       Decider decider,
       EventCodec codec,
       OrchestratorProperties properties,
-      UsageCounter usage) {
+      UsageCounter usage,
+      RunLedger ledger) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.agents = agents;
@@ -98,6 +102,7 @@ class Orchestrator {
     this.codec = codec;
     this.properties = properties;
     this.usage = usage;
+    this.ledger = ledger;
   }
 
   Publication handle(ChatMessageAdded added) {
@@ -188,6 +193,12 @@ class Orchestrator {
                     askUserCallId.get(),
                     List.of(messageAdded(subAgent, id, SubAgentMessage.TOOL, now))),
                 now);
+        ledger.append(
+            subAgent,
+            "user_answer/" + id,
+            RunEvent.USER_ANSWER,
+            RunLedger.data(
+                "toolCallId", askUserCallId.get(), "answer", RunLedger.excerpt(message.content())));
         return Optional.of(wake(subAgent, answer));
       }
     }
@@ -332,6 +343,7 @@ class Orchestrator {
                 List.of(OutboxEntry.of(added, codec))),
             ChatMessage.class,
             id);
+    ledger.message(answer.document());
     return new Written(
         new Publication(Collections.CHAT_MESSAGES, id, answer.document().outbox()),
         answer.inserted());
@@ -367,6 +379,15 @@ class Orchestrator {
                 List.of(OutboxEntry.of(created, codec))),
             Task.class,
             taskId);
+    ledger.append(
+        message.chatId(),
+        "handoff/" + taskId,
+        RunEvent.HANDOFF,
+        taskId,
+        null,
+        newTask.agent(),
+        RunLedger.data(
+            "agent", newTask.agent(), "task", newTask.instruction(), "reactivated", false));
     return new Written(
         new Publication(Collections.TASKS, taskId, task.document().outbox()), task.inserted());
   }
@@ -389,6 +410,11 @@ class Orchestrator {
                 null,
                 List.of(messageAdded(subAgent, id, SubAgentMessage.USER, now))),
             now);
+    Map<String, Object> handoff =
+        RunLedger.data(
+            "agent", subAgent.agent(), "task", reactivate.message(), "reactivated", true);
+    ledger.append(subAgent, "handoff/" + id, RunEvent.HANDOFF, handoff);
+    ledger.append(subAgent, "run_start/" + id, RunEvent.RUN_START, handoff);
     return new Written(wake(subAgent, followUp.message()), followUp.inserted());
   }
 

@@ -152,7 +152,7 @@ class OpenAiController {
     return conversations
         .chatWithHistory(request.history())
         .filter(id -> chats.find(id).isPresent())
-        .orElseGet(() -> chats.create(title(request), null).id());
+        .orElseGet(() -> chats.create(title(request), null, null).id());
   }
 
   private static String title(CompletionRequest request) {

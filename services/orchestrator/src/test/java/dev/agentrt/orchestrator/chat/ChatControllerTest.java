@@ -14,6 +14,7 @@ import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.TurnUsage;
@@ -72,7 +73,7 @@ class ChatControllerTest {
             models);
     ChatController controller =
         new ChatController(
-            new Chats(mongo, new Outbox(noBroker, mongo), new EventCodec()),
+            new Chats(mongo, new Outbox(noBroker, mongo), new EventCodec(), new RunLedger(mongo)),
             new ChatTasks(mongo),
             models,
             pricing);
@@ -164,7 +165,7 @@ class ChatControllerTest {
 
   @Test
   void showsTheChatsAndTheTasksUsageWithTheirCost() throws Exception {
-    mongo.insert(new Chat("chat-1", "t", "fast", Instant.now(), null));
+    mongo.insert(new Chat("chat-1", "t", "fast", Instant.now(), null, null));
     mongo.insert(
         new Task(
             "task-1",

@@ -19,6 +19,7 @@ import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentMessage;
@@ -83,7 +84,8 @@ class OrchestratorTest {
             new Decider(model, PROPERTIES),
             CODEC,
             PROPERTIES,
-            new UsageCounter(mongo));
+            new UsageCounter(mongo),
+            new RunLedger(mongo));
     stored = new Stored(mongo);
   }
 

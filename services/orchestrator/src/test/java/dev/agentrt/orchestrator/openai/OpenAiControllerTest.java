@@ -16,6 +16,7 @@ import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.testing.InMemoryMongo;
 import java.nio.charset.StandardCharsets;
@@ -101,7 +102,9 @@ class OpenAiControllerTest {
             return CompletableFuture.completedFuture(null);
           }
         };
-    Chats chats = new Chats(mongo, new Outbox(replyingPipeline, mongo), new EventCodec());
+    Chats chats =
+        new Chats(
+            mongo, new Outbox(replyingPipeline, mongo), new EventCodec(), new RunLedger(mongo));
     Conversations conversations =
         new Conversations(mongo, Duration.ofMillis(300), Duration.ofMillis(10));
     OpenAiController controller =

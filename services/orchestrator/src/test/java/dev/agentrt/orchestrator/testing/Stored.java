@@ -56,7 +56,7 @@ public final class Stored {
 
   /** A chat, with the model chosen for it. */
   public Chat chat(String chatId, @Nullable String model) {
-    return mongo.insert(new Chat(chatId, "test", model, tick(), null));
+    return mongo.insert(new Chat(chatId, "test", model, tick(), null, null));
   }
 
   public ChatMessage assistantMessage(String chatId, String content) {

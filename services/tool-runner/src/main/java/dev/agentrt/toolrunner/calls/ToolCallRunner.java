@@ -1,6 +1,8 @@
 package dev.agentrt.toolrunner.calls;
 
 import dev.agentrt.events.ToolCallRequested;
+import dev.agentrt.store.RunEvent;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.toolrunner.tools.ErrorType;
 import dev.agentrt.toolrunner.tools.ToolOutcome;
@@ -8,6 +10,7 @@ import dev.agentrt.toolrunner.tools.Toolbox;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,13 +40,16 @@ class ToolCallRunner implements DisposableBean {
   private final Duration timeout;
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
   private final Counter executions;
+  private final RunLedger ledger;
 
   ToolCallRunner(
       ToolCalls calls,
       ToolMessages messages,
       Toolbox toolbox,
       ToolCallProperties properties,
-      MeterRegistry meters) {
+      MeterRegistry meters,
+      RunLedger ledger) {
+    this.ledger = ledger;
     this.calls = calls;
     this.messages = messages;
     this.toolbox = toolbox;
@@ -87,10 +93,38 @@ class ToolCallRunner implements DisposableBean {
 
   private void runAndAnswer(ToolCall call) {
     try {
+      record(
+          call,
+          RunEvent.TOOL_CALL_START,
+          RunLedger.data(
+              "toolCallId",
+              call.id(),
+              "tool",
+              call.name(),
+              "arguments",
+              RunLedger.excerpt(call.arguments())));
       long started = System.nanoTime();
       ToolOutcome outcome = execute(call);
       long latencyMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
       boolean stored = calls.record(call.id(), outcome, latencyMs);
+      if (stored) {
+        record(
+            call,
+            RunEvent.TOOL_CALL_RESULT,
+            RunLedger.data(
+                "toolCallId",
+                call.id(),
+                "tool",
+                call.name(),
+                "status",
+                outcome instanceof ToolOutcome.Failure ? "failed" : "succeeded",
+                "result",
+                RunLedger.excerpt(outcome.json()),
+                "errorType",
+                outcome instanceof ToolOutcome.Failure f ? f.errorType().name() : null,
+                "latencyMs",
+                latencyMs));
+      }
       log.info(
           "tool call {} ({}) {} in {} ms{}",
           call.id(),
@@ -106,6 +140,11 @@ class ToolCallRunner implements DisposableBean {
           call.name(),
           e.toString());
     }
+  }
+
+  private void record(ToolCall call, String type, Map<String, Object> data) {
+    ledger.append(
+        call.chatId(), type + "/" + call.id(), type, call.taskId(), call.subAgentId(), null, data);
   }
 
   private ToolOutcome execute(ToolCall call) {

@@ -22,6 +22,7 @@ import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.StoreIndexes;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
@@ -112,7 +113,12 @@ class ToolCallRunnerTest {
             calls, mongo, new SubAgentConversations(mongo), new Outbox(published, mongo), CODEC);
     ToolCallRunner made =
         new ToolCallRunner(
-            calls, messages, new Toolbox(List.of(tool)), properties, new SimpleMeterRegistry());
+            calls,
+            messages,
+            new Toolbox(List.of(tool)),
+            properties,
+            new SimpleMeterRegistry(),
+            new RunLedger(mongo));
     runners.add(made);
     return made;
   }

@@ -6,17 +6,18 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * Wakes sub-agents whose turn's lease expired, so work a dead worker held is taken again. Safe with
- * several copies running: waking claims the turn by a conditional update.
+ * Takes care of runs no event wakes: sub-agents whose turn's lease expired are woken, so work a
+ * dead worker held is taken again; runs past their deadline are failed. Safe with several copies
+ * running: waking claims the turn by a conditional update, and failing moves statuses once.
  */
 @Component
-class ExpiredTurnSweeper {
+class RunSweeper {
 
-  private static final Logger log = LoggerFactory.getLogger(ExpiredTurnSweeper.class);
+  private static final Logger log = LoggerFactory.getLogger(RunSweeper.class);
 
   private final AgentLoop loop;
 
-  ExpiredTurnSweeper(AgentLoop loop) {
+  RunSweeper(AgentLoop loop) {
     this.loop = loop;
   }
 
@@ -30,6 +31,13 @@ class ExpiredTurnSweeper {
         loop.wake(subAgentId);
       } catch (RuntimeException e) {
         log.warn("could not take back the turn of sub-agent {}: {}", subAgentId, e.getMessage());
+      }
+    }
+    for (String subAgentId : loop.overdueRuns()) {
+      try {
+        loop.enforceDeadline(subAgentId);
+      } catch (RuntimeException e) {
+        log.warn("could not end the overdue run of sub-agent {}: {}", subAgentId, e.getMessage());
       }
     }
   }

@@ -1,0 +1,17 @@
+package dev.agentrt.store;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Limits a person set for the runs of one chat; each tightens the global and the agent's limit (the
+ * smallest applies), null leaves them as they are.
+ *
+ * @param maxSteps model turns per run
+ * @param maxTokens tokens (prompt and completion) per run
+ * @param deadlineSeconds seconds of work per run
+ */
+public record ChatLimits(
+    @Nullable Integer maxSteps, @Nullable Long maxTokens, @Nullable Long deadlineSeconds) {
+
+  public static final ChatLimits NONE = new ChatLimits(null, null, null);
+}

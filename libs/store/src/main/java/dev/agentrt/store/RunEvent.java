@@ -1,0 +1,50 @@
+package dev.agentrt.store;
+
+import java.time.Instant;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.annotation.PersistenceCreator;
+import org.springframework.data.mongodb.core.mapping.Document;
+import org.springframework.data.mongodb.core.mapping.FieldType;
+import org.springframework.data.mongodb.core.mapping.MongoId;
+
+/**
+ * One step a person can watch, in the order of its chat: {@code seq} counts 1, 2, 3 … per chat.
+ * Written by the service that took the step (see {@link RunLedger}); read by the orchestrator's
+ * event stream.
+ *
+ * @param id the chat id and the event's key ({@code chatId/key}): the same step recorded twice is
+ *     one event
+ * @param type what happened: {@code message}, {@code handoff}, {@code run_start}, {@code
+ *     step_start}, {@code step_end}, {@code tool_call_start}, {@code tool_call_result}, {@code
+ *     question}, {@code user_answer}, {@code budget_warning}, {@code error}, {@code run_end}
+ * @param data the step's details (see the stream's documentation in the orchestrator README)
+ */
+@Document(Collections.RUN_EVENTS)
+public record RunEvent(
+    @MongoId(FieldType.STRING) String id,
+    String chatId,
+    long seq,
+    String type,
+    Instant at,
+    @Nullable String taskId,
+    @Nullable String subAgentId,
+    @Nullable String agent,
+    Map<String, Object> data) {
+
+  public static final String MESSAGE = "message";
+  public static final String HANDOFF = "handoff";
+  public static final String RUN_START = "run_start";
+  public static final String STEP_START = "step_start";
+  public static final String STEP_END = "step_end";
+  public static final String TOOL_CALL_START = "tool_call_start";
+  public static final String TOOL_CALL_RESULT = "tool_call_result";
+  public static final String QUESTION = "question";
+  public static final String USER_ANSWER = "user_answer";
+  public static final String BUDGET_WARNING = "budget_warning";
+  public static final String ERROR = "error";
+  public static final String RUN_END = "run_end";
+
+  @PersistenceCreator
+  public RunEvent {}
+}

@@ -1,0 +1,154 @@
+package dev.agentrt.store;
+
+import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.ReturnDocument;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.bson.Document;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.data.domain.Sort;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+
+/**
+ * The chat's run-event ledger: what a person can watch, each step once, numbered per chat.
+ *
+ * <p>An append takes the chat's next position with one {@code $inc} on the chat document and
+ * inserts the event under the chat id and the step's key. Recording the same step again (a
+ * redelivered event, a turn taken again after a crash) hits the key and stores nothing; the
+ * position it took stays unused, so positions rise but may skip. Readers follow the ledger in
+ * position order (see the orchestrator's event stream).
+ *
+ * <p>The ledger observes runs; it never steers them. An append that fails is logged and dropped,
+ * and the step it describes goes on.
+ */
+public class RunLedger {
+
+  private static final Logger log = LoggerFactory.getLogger(RunLedger.class);
+
+  /** Longest text an event carries (arguments, results, answers); longer text is cut here. */
+  public static final int EXCERPT = 2000;
+
+  static final String SEQ_FIELD = "eventSeq";
+
+  private final MongoTemplate mongo;
+  private final Clock clock;
+
+  public RunLedger(MongoTemplate mongo) {
+    this(mongo, Clock.systemUTC());
+  }
+
+  RunLedger(MongoTemplate mongo, Clock clock) {
+    this.mongo = mongo;
+    this.clock = clock;
+  }
+
+  /** Records a step of a sub-agent's run. */
+  public void append(SubAgent subAgent, String key, String type, Map<String, Object> data) {
+    append(subAgent.chatId(), key, type, subAgent.taskId(), subAgent.id(), subAgent.agent(), data);
+  }
+
+  /** Records a chat message, the person's or the assistant's. */
+  public void message(ChatMessage message) {
+    append(
+        message.chatId(),
+        "message/" + message.id(),
+        RunEvent.MESSAGE,
+        message.taskId(),
+        null,
+        null,
+        data(
+            "messageId",
+            message.id(),
+            "role",
+            message.role(),
+            "content",
+            message.content(),
+            "taskId",
+            message.taskId()));
+  }
+
+  /**
+   * Records a step unless a step with this key is in the chat's ledger already.
+   *
+   * @param key names the step uniquely within its chat (e.g. {@code step_end/<answer id>})
+   */
+  public void append(
+      String chatId,
+      String key,
+      String type,
+      @Nullable String taskId,
+      @Nullable String subAgentId,
+      @Nullable String agent,
+      Map<String, Object> data) {
+    try {
+      Document chat =
+          mongo
+              .getCollection(Collections.CHATS)
+              .findOneAndUpdate(
+                  new Document("_id", chatId),
+                  new Document("$inc", new Document(SEQ_FIELD, 1L)),
+                  new FindOneAndUpdateOptions()
+                      .projection(new Document(SEQ_FIELD, 1))
+                      .returnDocument(ReturnDocument.AFTER));
+      if (chat == null) {
+        log.warn("run event {} of unknown chat {} not recorded", key, chatId);
+        return;
+      }
+      long seq = ((Number) chat.get(SEQ_FIELD)).longValue();
+      mongo.insert(
+          new RunEvent(
+              chatId + "/" + key,
+              chatId,
+              seq,
+              type,
+              clock.instant(),
+              taskId,
+              subAgentId,
+              agent,
+              data));
+    } catch (DuplicateKeyException recordedBefore) {
+      // the same step, recorded again: the ledger has it once
+    } catch (RuntimeException e) {
+      log.warn("run event {} of chat {} not recorded: {}", key, chatId, e.toString());
+    }
+  }
+
+  /** The chat's events after position {@code after}, in order, at most {@code limit}. */
+  public List<RunEvent> after(String chatId, long after, int limit) {
+    return mongo.find(
+        Query.query(Criteria.where("chatId").is(chatId).and("seq").gt(after))
+            .with(Sort.by("seq"))
+            .limit(limit),
+        RunEvent.class);
+  }
+
+  /**
+   * Event data from key-value pairs, in order; null values are kept (a field that is known to be
+   * empty).
+   */
+  public static Map<String, Object> data(@Nullable Object... keysAndValues) {
+    if (keysAndValues.length % 2 != 0) {
+      throw new IllegalArgumentException("keys and values must pair up");
+    }
+    Map<String, Object> data = new LinkedHashMap<>();
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      data.put((String) keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return java.util.Collections.unmodifiableMap(data);
+  }
+
+  /** The text cut to {@link #EXCERPT} characters, marked when cut; null stays null. */
+  public static @Nullable String excerpt(@Nullable String text) {
+    if (text == null || text.length() <= EXCERPT) {
+      return text;
+    }
+    return text.substring(0, EXCERPT) + "…";
+  }
+}

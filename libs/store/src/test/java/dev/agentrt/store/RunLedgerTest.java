@@ -1,0 +1,148 @@
+package dev.agentrt.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.mongodb.core.MongoTemplate;
+
+/** The run-event ledger on a real MongoDB-protocol server. */
+class RunLedgerTest {
+
+  private static MongoServer server;
+  private static MongoClient client;
+  private static MongoTemplate mongo;
+  private static RunLedger ledger;
+
+  @BeforeAll
+  static void start() {
+    server = new MongoServer(new MemoryBackend());
+    client = MongoClients.create("mongodb://127.0.0.1:" + server.bind().getPort());
+    mongo = new MongoTemplate(client, "agentrt");
+    new StoreIndexes(mongo).afterPropertiesSet();
+    ledger = new RunLedger(mongo);
+  }
+
+  @AfterAll
+  static void stop() {
+    client.close();
+    server.shutdownNow();
+  }
+
+  @Test
+  void numbersEachChatsEventsFromOneInOrder() {
+    Chat first = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
+    Chat second = mongo.insert(new Chat(Ids.fresh(), "b", Instant.EPOCH));
+
+    ledger.append(first.id(), "k1", RunEvent.RUN_START, "t", "s", "researcher", RunLedger.data());
+    ledger.append(second.id(), "k1", RunEvent.RUN_START, null, null, null, RunLedger.data());
+    ledger.append(
+        first.id(),
+        "k2",
+        RunEvent.STEP_START,
+        "t",
+        "s",
+        "researcher",
+        RunLedger.data("step", 1, "model", null));
+
+    List<RunEvent> events = ledger.after(first.id(), 0, 100);
+    assertThat(events).extracting(RunEvent::seq).containsExactly(1L, 2L);
+    assertThat(events).extracting(RunEvent::type).containsExactly("run_start", "step_start");
+    assertThat(events.get(1).data()).containsEntry("step", 1).containsEntry("model", null);
+    assertThat(events.get(1).agent()).isEqualTo("researcher");
+    assertThat(ledger.after(second.id(), 0, 100)).extracting(RunEvent::seq).containsExactly(1L);
+    assertThat(ledger.after(first.id(), 1, 100)).extracting(RunEvent::seq).containsExactly(2L);
+  }
+
+  @Test
+  void theSameStepRecordedTwiceIsOneEvent() {
+    Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
+
+    ledger.append(chat.id(), "step/1", RunEvent.STEP_END, null, null, null, RunLedger.data());
+    ledger.append(chat.id(), "step/1", RunEvent.STEP_END, null, null, null, RunLedger.data());
+    ledger.append(chat.id(), "step/2", RunEvent.STEP_END, null, null, null, RunLedger.data());
+
+    assertThat(ledger.after(chat.id(), 0, 100))
+        .extracting(RunEvent::id)
+        .containsExactly(chat.id() + "/step/1", chat.id() + "/step/2");
+  }
+
+  @Test
+  void concurrentAppendsGetDistinctPositions() throws Exception {
+    Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
+    int writers = 8;
+    CyclicBarrier start = new CyclicBarrier(writers);
+    try (ExecutorService pool = Executors.newFixedThreadPool(writers)) {
+      List<Future<?>> done =
+          IntStream.range(0, writers)
+              .mapToObj(
+                  i ->
+                      pool.submit(
+                          () -> {
+                            start.await();
+                            for (int j = 0; j < 10; j++) {
+                              ledger.append(
+                                  chat.id(),
+                                  i + "/" + j,
+                                  RunEvent.STEP_START,
+                                  null,
+                                  null,
+                                  null,
+                                  RunLedger.data());
+                            }
+                            return null;
+                          }))
+              .<Future<?>>map(f -> f)
+              .toList();
+      for (Future<?> f : done) {
+        f.get();
+      }
+    }
+
+    assertThat(ledger.after(chat.id(), 0, 1000))
+        .extracting(RunEvent::seq)
+        .containsExactlyElementsOf(IntStream.rangeClosed(1, 80).mapToObj(i -> (long) i).toList());
+  }
+
+  @Test
+  void aChatMessageIsRecordedWithItsRoleAndText() {
+    Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
+
+    ledger.message(
+        new ChatMessage(
+            Ids.fresh(), chat.id(), ChatMessage.USER, "hi", null, Instant.EPOCH, List.of()));
+
+    RunEvent event = ledger.after(chat.id(), 0, 10).getFirst();
+    assertThat(event.type()).isEqualTo(RunEvent.MESSAGE);
+    assertThat(event.data()).containsEntry("role", "user").containsEntry("content", "hi");
+  }
+
+  @Test
+  void anEventOfAnUnknownChatIsNotRecordedAndNothingThrows() {
+    ledger.append("no-such-chat", "k", RunEvent.ERROR, null, null, null, RunLedger.data());
+
+    assertThat(ledger.after("no-such-chat", 0, 10)).isEmpty();
+  }
+
+  @Test
+  void excerptsCutLongTextAndDataNeedsPairs() {
+    assertThat(RunLedger.excerpt("x".repeat(RunLedger.EXCERPT + 5)))
+        .hasSize(RunLedger.EXCERPT + 1)
+        .endsWith("…");
+    assertThat(RunLedger.excerpt("short")).isEqualTo("short");
+    assertThatThrownBy(() -> RunLedger.data("lonely")).isInstanceOf(IllegalArgumentException.class);
+  }
+}

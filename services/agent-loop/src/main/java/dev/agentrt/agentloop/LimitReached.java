@@ -1,0 +1,66 @@
+package dev.agentrt.agentloop;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A limit that stops a run before its next turn, with the reason the task fails with and a sentence
+ * for the person (the caller adds what was done so far).
+ */
+record LimitReached(String reason, String message) {
+
+  static final String STEP_LIMIT_EXCEEDED = "step_limit_exceeded";
+  static final String BUDGET_EXCEEDED = "budget_exceeded";
+  static final String TIMEOUT = "timeout";
+  static final String STAGNATED = "stagnated";
+
+  /** The first limit this run has reached, checked before a turn is claimed. */
+  static Optional<LimitReached> check(
+      ConversationState conversation, RunLimits.Effective run, Instant now) {
+    if (conversation.stepsThisRun() >= run.maxSteps()) {
+      return Optional.of(
+          new LimitReached(
+              STEP_LIMIT_EXCEEDED,
+              "Stopped by the step limit: "
+                  + run.maxSteps()
+                  + " model turns without a final answer."));
+    }
+    long used = conversation.tokensThisRun();
+    if (used >= run.maxTokens()) {
+      return Optional.of(new LimitReached(BUDGET_EXCEEDED, budget(used, run)));
+    }
+    if (now.isAfter(deadline(conversation, run))) {
+      return Optional.of(new LimitReached(TIMEOUT, timeout(run)));
+    }
+    int repeated = conversation.repeatedCalls();
+    if (repeated > run.repeats()) {
+      return Optional.of(
+          new LimitReached(
+              STAGNATED,
+              "Stopped for repeating itself: the same tool call with the same result "
+                  + repeated
+                  + " times in a row."));
+    }
+    return Optional.empty();
+  }
+
+  /** When the run must end: its clock's start plus the deadline. */
+  static Instant deadline(ConversationState conversation, RunLimits.Effective run) {
+    return conversation.clockStartedAt().orElse(Instant.now()).plus(run.deadline());
+  }
+
+  static String budget(long used, RunLimits.Effective run) {
+    return "Stopped by the token budget: " + used + " of " + run.maxTokens() + " tokens used.";
+  }
+
+  static String timeout(RunLimits.Effective run) {
+    return "Stopped by the deadline: the run worked longer than " + human(run.deadline()) + ".";
+  }
+
+  private static String human(Duration d) {
+    return d.toSeconds() % 60 == 0 && d.toMinutes() > 0
+        ? d.toMinutes() + " min"
+        : d.toSeconds() + " s";
+  }
+}

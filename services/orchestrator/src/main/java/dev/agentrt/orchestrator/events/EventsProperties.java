@@ -1,0 +1,22 @@
+package dev.agentrt.orchestrator.events;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * How the chat event stream follows the ledger.
+ *
+ * @param pollInterval how often a stream looks for new events
+ * @param heartbeat how long a stream may stay silent before it sends a comment line
+ * @param gapGrace how long a stream waits for a missing position before it moves past it (a
+ *     position is taken before its event is written, so a later event can be visible first; a
+ *     position whose event was a duplicate never fills)
+ * @param streamTimeout how long one connection lasts; the client reconnects with Last-Event-ID
+ */
+@ConfigurationProperties("agentrt.events")
+public record EventsProperties(
+    @DefaultValue("200ms") Duration pollInterval,
+    @DefaultValue("15s") Duration heartbeat,
+    @DefaultValue("2s") Duration gapGrace,
+    @DefaultValue("30m") Duration streamTimeout) {}

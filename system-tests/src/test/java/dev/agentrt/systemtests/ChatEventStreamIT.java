@@ -1,0 +1,142 @@
+package dev.agentrt.systemtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Sorts;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The chat event stream against the real services: a client that drops mid-run and reconnects with
+ * Last-Event-ID gets exactly the ledger, and a second orchestrator streams events written by the
+ * other services just the same.
+ */
+class ChatEventStreamIT {
+
+  private static final Duration RUN_TIMEOUT = Duration.ofSeconds(60);
+
+  private final EmbeddedStack stack = EmbeddedStack.get();
+  private final String orchestrator = stack.services.baseUrl("orchestrator");
+  private final ChatApi api = new ChatApi(orchestrator);
+  private static MongoClient mongo;
+
+  @BeforeAll
+  static void connect() {
+    mongo = MongoClients.create(EmbeddedStack.get().mongo.uri());
+  }
+
+  @AfterAll
+  static void disconnect() {
+    mongo.close();
+  }
+
+  @Test
+  void aClientThatReconnectsWithLastEventIdGetsExactlyTheLedger() {
+    String chatId = api.createChat();
+    List<EventStream.Event> received = new ArrayList<>();
+
+    try (EventStream first = EventStream.open(orchestrator, chatId, null)) {
+      assertThat(first.status()).isEqualTo(200);
+      api.postMessage(chatId, "Research Kafka and MongoDB");
+      await()
+          .atMost(RUN_TIMEOUT)
+          .until(() -> first.events().stream().anyMatch(e -> e.type().equals("tool_call_start")));
+      received.addAll(first.events());
+    } // dropped mid-run
+    awaitRunFinished(chatId);
+
+    try (EventStream second = EventStream.open(orchestrator, chatId, received.getLast().id())) {
+      long last = ledger(chatId).getLast().getLong("seq");
+      await().atMost(RUN_TIMEOUT).until(() -> second.lastId() == last);
+      received.addAll(second.events());
+    }
+
+    List<Document> ledger = ledger(chatId);
+    assertThat(received)
+        .extracting(EventStream.Event::id)
+        .containsExactlyElementsOf(ledger.stream().map(d -> d.getLong("seq")).toList());
+    assertThat(received)
+        .extracting(EventStream.Event::type)
+        .containsExactlyElementsOf(ledger.stream().map(d -> d.getString("type")).toList())
+        .contains(
+            "message",
+            "handoff",
+            "run_start",
+            "step_start",
+            "step_end",
+            "tool_call_start",
+            "tool_call_result",
+            "run_end");
+    EventStream.Event toolResult =
+        received.stream().filter(e -> e.type().equals("tool_call_result")).findFirst().get();
+    assertThat(toolResult.data().path("chatId").asString()).isEqualTo(chatId);
+    assertThat(toolResult.data().path("data").path("status").asString()).isEqualTo("succeeded");
+    assertThat(toolResult.data().path("data").path("tool").asString()).isEqualTo("search_docs");
+    EventStream.Event stepEnd =
+        received.stream().filter(e -> e.type().equals("step_end")).findFirst().get();
+    assertThat(stepEnd.data().path("agent").asString()).isEqualTo("researcher");
+    assertThat(stepEnd.data().path("data").path("toolCalls").size()).isEqualTo(2);
+    assertThat(received.getLast().type()).isEqualTo("message");
+    assertThat(received.getLast().data().path("data").path("content").asString())
+        .contains("Sources");
+  }
+
+  @Test
+  void twoOrchestratorsBothStreamAChatWhoseEventsComeFromElsewhere() {
+    try (RunningServices copy = stack.startCopies("second", List.of("orchestrator"))) {
+      String chatId = api.createChat();
+      try (EventStream here = EventStream.open(orchestrator, chatId, null);
+          EventStream there = EventStream.open(copy.baseUrl("orchestrator"), chatId, null)) {
+        api.postMessage(chatId, "Research Kafka");
+        awaitRunFinished(chatId);
+        long last = ledger(chatId).getLast().getLong("seq");
+        await().atMost(RUN_TIMEOUT).until(() -> here.lastId() == last && there.lastId() == last);
+
+        assertThat(there.events()).isEqualTo(here.events());
+        assertThat(there.events())
+            .extracting(EventStream.Event::type)
+            .contains("step_end", "tool_call_result", "run_end");
+      }
+    }
+  }
+
+  @Test
+  void anUnknownChatOrABadPositionIsRefusedWithAReason() {
+    assertThat(api.get("/api/chats/no-such-chat/events").status()).isEqualTo(404);
+    String chatId = api.createChat();
+    ChatApi.Response bad = api.get("/api/chats/" + chatId + "/events?after=soon");
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(bad.body().path("detail").asString()).contains("after must be a position");
+  }
+
+  /** The final answer is in the chat: the run and everything it writes are done. */
+  private void awaitRunFinished(String chatId) {
+    await()
+        .atMost(RUN_TIMEOUT)
+        .until(
+            () ->
+                ledger(chatId).stream()
+                    .anyMatch(
+                        e ->
+                            e.getString("type").equals("message")
+                                && e.get("data", Document.class).getString("taskId") != null));
+  }
+
+  private static List<Document> ledger(String chatId) {
+    return mongo
+        .getDatabase("agentrt")
+        .getCollection("run_events")
+        .find(Filters.eq("chatId", chatId))
+        .sort(Sorts.ascending("seq"))
+        .into(new ArrayList<>());
+  }
+}
