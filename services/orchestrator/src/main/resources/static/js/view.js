@@ -22,7 +22,7 @@ export function el(spec, attributes = {}, ...children) {
     else if (key === 'dataset') Object.assign(node.dataset, value);
     else node.setAttribute(key, value === true ? '' : value);
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child == null || child === false) continue;
     node.append(child instanceof Node ? child : String(child));
   }
@@ -67,7 +67,7 @@ export function prettyJson(text) {
   try {
     return JSON.stringify(JSON.parse(text), null, 2).replace(/\\n/g, '\n');
   } catch {
-    return String(text);
+    return String(text).replace(/\\n/g, '\n'); // e.g. an excerpt of JSON, cut short
   }
 }
 
