@@ -88,7 +88,7 @@ function renderHeader() {
   const active = [...state.tasks.values()].filter((t) => ACTIVE.has(t.status)).length;
   ui.taskCount.textContent = active ? `${active} active` : String(state.tasks.size);
   ui.taskCount.dataset.active = active > 0;
-  if (state.connection === 'down') {
+  if (state.connection === 'down' || state.connection === 'reconnecting') {
     ui.banner.hidden = false;
     ui.banner.replaceChildren(
       el('span', {}, 'Lost the live connection to the server. Updates are fetched every few seconds while it reconnects. '),
@@ -342,7 +342,7 @@ function onEvent(event) {
 
 function onConnection(connection) {
   state.connection = connection;
-  if (connection === 'down') startPolling();
+  if (connection === 'down' || connection === 'reconnecting') startPolling();
   if (connection === 'live') stopPolling();
   render();
 }
