@@ -110,6 +110,19 @@ try {
   step('a lost stream shows a banner, the chat still loads, and reconnecting replays without duplicates');
   await again.close();
 
+  // Cancelling a task that waits for an answer, from its card.
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.getByRole('button', { name: 'New chat' }).click();
+  await page.locator('#welcome').waitFor({ timeout: TIMEOUT });
+  await input.fill('Research');
+  await input.press('Enter');
+  await page.locator('.message.open-question').waitFor({ timeout: TIMEOUT });
+  await page.locator('.task.status-waiting').getByRole('button', { name: 'Cancel' }).click();
+  await page.locator('.task.status-cancelled', { hasText: 'Researcher' }).waitFor({ timeout: TIMEOUT });
+  await page.locator('#replying').waitFor({ state: 'hidden', timeout: TIMEOUT });
+  await page.locator('#activity .kind-question').waitFor({ state: 'detached', timeout: TIMEOUT });
+  step('a waiting task is cancelled from its card: Cancelled, and no more question pending');
+
   if (problems.length) throw new Error(problems.join('\n'));
   console.log(`OK, screenshots in ${screenshots}`);
 } catch (e) {

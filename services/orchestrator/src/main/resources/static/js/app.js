@@ -305,20 +305,21 @@ function onEvent(event) {
     case 'question': {
       setStatus(taskId, 'waiting');
       doing('question', 'needs more information from you');
-      const last = state.messages.at(-1);
-      if (last && last.role !== 'user' && last.taskId === taskId && !state.questions.has(last.id)) {
-        state.questions.set(last.id, taskId);
-      } else {
-        state.awaitingQuestion.add(taskId);
-      }
+      // The notifier writes the question into the chat after this event: the task's first
+      // assistant message from then on (already there when the chat was read from the REST API).
+      const asked = state.messages.find((m) => m.role !== 'user' && m.taskId === taskId
+        && !state.questions.has(m.id) && Date.parse(m.createdAt) >= Date.parse(event.at));
+      if (asked) state.questions.set(asked.id, taskId);
+      else state.awaitingQuestion.add(taskId);
       break;
     }
     case 'user_answer': {
       setStatus(taskId, 'running');
       state.deciding = false;
       doing('working', 'got your answer and carries on');
-      const answer = [...state.messages].reverse()
-        .find((m) => m.role === 'user' && m.content.trim() === String(d.answer).trim());
+      // The person's message this answer came from: the latest like it, written before the event.
+      const answer = [...state.messages].reverse().find((m) => m.role === 'user' && !state.answers.has(m.id)
+        && m.content.trim() === String(d.answer).trim() && Date.parse(m.createdAt) <= Date.parse(event.at) + 5000);
       if (answer) state.answers.set(answer.id, taskId);
       break;
     }
@@ -327,7 +328,7 @@ function onEvent(event) {
       break;
     case 'error':
       if (taskId) doing('error', `hit an error: ${excerpt(d.message ?? d.reason, 80)}`);
-      else toast(d.message ?? d.reason ?? 'Something went wrong.');
+      else if (Date.now() - Date.parse(event.at) < 60000) toast(d.message ?? d.reason ?? 'Something went wrong.');
       break;
     case 'run_end':
       setStatus(taskId, RUN_END_STATUS[d.status] ?? d.status);
