@@ -66,8 +66,7 @@ class ChatController {
    * @param model a configured model for this message's decision and the task it starts, over the
    *     chat's
    */
-  record NewMessage(
-      @NotBlank @Size(max = MAX_CONTENT_LENGTH) String content, @Nullable String model) {}
+  record NewMessage(@NotBlank String content, @Nullable String model) {}
 
   record Created(String id) {}
 
@@ -140,6 +139,11 @@ class ChatController {
   @ResponseStatus(HttpStatus.ACCEPTED)
   Created postMessage(@PathVariable String chatId, @Valid @RequestBody NewMessage body) {
     existing(chatId);
+    if (body.content().length() > MAX_CONTENT_LENGTH) {
+      throw new ResponseStatusException(
+          HttpStatus.CONTENT_TOO_LARGE,
+          "content is longer than " + MAX_CONTENT_LENGTH + " characters");
+    }
     String model = known(body.model());
     return new Created(chats.postUserMessage(chatId, body.content(), model).id());
   }

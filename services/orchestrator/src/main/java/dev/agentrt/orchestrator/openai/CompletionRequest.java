@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpStatus;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -76,9 +77,12 @@ record CompletionRequest(
           "the last user message must have content", "messages[" + last + "].content");
     }
     if (question.content().length() > MAX_CONTENT_LENGTH) {
-      throw OpenAiException.invalid(
+      throw new OpenAiException(
+          HttpStatus.CONTENT_TOO_LARGE,
           "the last user message is longer than " + MAX_CONTENT_LENGTH + " characters",
-          "messages[" + last + "].content");
+          OpenAiException.INVALID_REQUEST,
+          "messages[" + last + "].content",
+          "message_too_long");
     }
     return new CompletionRequest(
         model.isString() ? model.asString() : null,

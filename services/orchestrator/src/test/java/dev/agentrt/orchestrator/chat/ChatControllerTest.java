@@ -110,6 +110,27 @@ class ChatControllerTest {
   }
 
   @Test
+  void refusesAnOversizeMessageWith413AndStoresNothing() throws Exception {
+    mongo.insert(new Chat("chat-1", "t", Instant.now()));
+    String longest = "x".repeat(ChatController.MAX_CONTENT_LENGTH);
+
+    http.perform(
+            post("/api/chats/chat-1/messages")
+                .contentType(MediaType.APPLICATION_JSON)
+                .content("{\"content\":\"" + longest + "y\"}"))
+        .andExpect(status().isContentTooLarge())
+        .andExpect(jsonPath("$.detail").value("content is longer than 32000 characters"));
+    assertThat(mongo.findAll(ChatMessage.class)).isEmpty();
+
+    http.perform(
+            post("/api/chats/chat-1/messages")
+                .contentType(MediaType.APPLICATION_JSON)
+                .content("{\"content\":\"" + longest + "\"}"))
+        .andExpect(status().isAccepted());
+    assertThat(mongo.findAll(ChatMessage.class)).hasSize(1);
+  }
+
+  @Test
   void storesTheModelChosenForTheChatAndForAMessage() throws Exception {
     String body =
         http.perform(

@@ -186,6 +186,19 @@ class OpenAiControllerTest {
   }
 
   @Test
+  void refusesAnOversizeLastUserMessageWith413AndStoresNothing() throws Exception {
+    String oversize = "x".repeat(CompletionRequest.MAX_CONTENT_LENGTH + 1);
+
+    http.perform(completion(messages("user", oversize), false))
+        .andExpect(status().isContentTooLarge())
+        .andExpect(jsonPath("$.error.type").value("invalid_request_error"))
+        .andExpect(jsonPath("$.error.param").value("messages[0].content"))
+        .andExpect(jsonPath("$.error.code").value("message_too_long"));
+
+    assertThat(mongo.findAll(ChatMessage.class)).isEmpty();
+  }
+
+  @Test
   void refusesAnUnknownChatIdWith404() throws Exception {
     http.perform(completion(messages("user", "hi"), false).header("X-Chat-Id", "no-such-chat"))
         .andExpect(status().isNotFound())

@@ -1,0 +1,133 @@
+// A task's timeline: what its sub-agent did, from the task's run events (or, for a task that ran
+// before events were recorded, from its stored conversation and tool calls).
+
+import {
+  el, markdown, agentName, formatTokens, formatLatency, formatTime, prettyJson, excerpt,
+} from './view.js';
+
+/** Which <details> the person opened, so a re-render keeps them open. */
+const opened = new Set();
+
+function details(key, summary, ...body) {
+  const node = el('details.entry-details', { open: opened.has(key) }, el('summary', {}, summary), ...body);
+  node.addEventListener('toggle', () => (node.open ? opened.add(key) : opened.delete(key)));
+  return node;
+}
+
+function entry(kind, icon, title, meta, ...body) {
+  return el(`li.entry.entry-${kind}`, {},
+    el('span.entry-icon', { 'aria-hidden': 'true' }, icon),
+    el('div.entry-body', {},
+      el('div.entry-head', {}, el('span.entry-title', {}, title), meta ? el('span.entry-meta', {}, meta) : null),
+      ...body));
+}
+
+function toolCall(key, tool, args, result) {
+  const status = result ? result.status : 'running';
+  const meta = result
+    ? [result.status === 'failed' ? `failed${result.errorType ? ` (${result.errorType})` : ''}` : 'ok',
+      formatLatency(result.latencyMs)].filter(Boolean).join(' · ')
+    : 'running…';
+  return el(`li.entry.entry-tool.tool-${status}`, {},
+    el('span.entry-icon', { 'aria-hidden': 'true' }, status === 'failed' ? '⚠' : '⚙'),
+    el('div.entry-body', {},
+      details(key,
+        el('span.entry-head', {}, el('span.entry-title', {}, el('code', {}, tool)),
+          el('span.entry-meta', {}, meta)),
+        el('div.io', {}, el('h4', {}, 'Arguments'), el('pre', {}, prettyJson(args))),
+        result ? el('div.io', {}, el('h4', {}, result.status === 'failed' ? 'Error' : 'Result'),
+          el('pre', {}, prettyJson(result.result))) : null)));
+}
+
+/** The timeline of a task from its run events, oldest first. */
+export function fromEvents(taskId, events) {
+  const list = el('ol.timeline');
+  const results = new Map();
+  const stepEnds = new Map();
+  for (const e of events) {
+    if (e.type === 'tool_call_result') results.set(e.data.toolCallId, e.data);
+    if (e.type === 'step_end') stepEnds.set(`${e.subAgentId}:${e.data.step}`, e);
+  }
+  for (const e of events) {
+    const d = e.data ?? {};
+    const at = formatTime(e.at);
+    switch (e.type) {
+      case 'handoff':
+        list.append(entry('handoff', '➜', d.reactivated ? `Follow-up for ${agentName(d.agent)}` : `Handed to ${agentName(d.agent)}`, at,
+          el('p.quote', {}, d.task)));
+        break;
+      case 'run_start':
+        list.append(entry('run', '▶', `${agentName(d.agent ?? e.agent)} started`, at));
+        break;
+      case 'step_start': {
+        const end = stepEnds.get(`${e.subAgentId}:${d.step}`);
+        const ed = end?.data;
+        const meta = ed
+          ? [ed.model ?? d.model, `${formatTokens(ed.inputTokens)} in · ${formatTokens(ed.outputTokens)} out`, formatLatency(ed.latencyMs)].filter(Boolean).join(' · ')
+          : `${d.model ?? 'model'} · thinking…`;
+        list.append(entry(ed ? 'step' : 'step running', '◆', `Model turn ${d.step}`, meta,
+          ed?.toolCalls?.length ? el('p.small', {}, 'asked for ', ed.toolCalls.map((t, i) => [i ? ', ' : '', el('code', {}, t)])) : null,
+          ed?.text ? el('p.small.muted', {}, excerpt(ed.text, 240)) : null));
+        break;
+      }
+      case 'step_end':
+        break; // shown with its step_start
+      case 'tool_call_start':
+        list.append(toolCall(`${taskId}:${d.toolCallId}`, d.tool, d.arguments, results.get(d.toolCallId)));
+        break;
+      case 'tool_call_result':
+        break; // shown with its tool_call_start
+      case 'question':
+        list.append(entry('question', '?', `${agentName(e.agent)} asked you`, at, el('p.quote', {}, d.question)));
+        break;
+      case 'user_answer':
+        list.append(entry('answer', '↩', 'You answered', at, el('p.quote', {}, d.answer)));
+        break;
+      case 'budget_warning':
+        list.append(entry('warning', '!', 'Budget warning', at, el('p.small', {}, `${d.limit}: ${d.used} of ${d.max} used`)));
+        break;
+      case 'error':
+        list.append(entry('error', '✕', 'Error', at, el('p.small', {}, d.message ?? d.reason)));
+        break;
+      case 'run_end':
+        list.append(entry(`end end-${d.status}`, d.status === 'completed' ? '✓' : '■',
+          d.status === 'completed' ? 'Finished' : d.status === 'cancelled' ? 'Cancelled' : 'Failed', at,
+          d.reason ? el('p.small', {}, d.reason) : null,
+          d.result ? details(`${taskId}:result:${e.seq}`, 'Result', markdown(d.result)) : null));
+        break;
+      default:
+        break;
+    }
+  }
+  return list;
+}
+
+/** The timeline of a task from GET /api/tasks/{id}: its conversation and tool calls. */
+export function fromDetails(view) {
+  const list = el('ol.timeline');
+  const calls = new Map(view.toolCalls.map((c) => [c.modelCallId, c]));
+  const answers = new Map(view.messages.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m.content]));
+  let turn = 0;
+  for (const m of view.messages) {
+    if (m.role === 'user') {
+      list.append(entry('handoff', '➜', 'Instruction', null, el('p.quote', {}, m.content)));
+    } else if (m.role === 'assistant') {
+      turn += 1;
+      const meta = [m.model, m.usage ? `${formatTokens(m.usage.promptTokens)} in · ${formatTokens(m.usage.completionTokens)} out` : null]
+        .filter(Boolean).join(' · ');
+      list.append(entry('step', '◆', `Model turn ${turn}`, meta,
+        m.content && !m.toolCalls ? el('p.small.muted', {}, excerpt(m.content, 240)) : null));
+      for (const call of m.toolCalls ?? []) {
+        // The tool message is the result the agent saw (ask_user's: the person's answer).
+        const stored = calls.get(call.id);
+        const failed = stored?.status === 'failed';
+        const seen = answers.get(call.id);
+        list.append(toolCall(`${view.task.id}:${call.id}`, call.name, call.arguments, seen != null || failed
+          ? { status: failed ? 'failed' : 'succeeded', result: seen ?? stored?.error, latencyMs: stored?.latencyMs }
+          : null));
+      }
+    }
+  }
+  if (view.task.error) list.append(entry('error', '✕', 'Failed', null, el('p.small', {}, view.task.error)));
+  return list;
+}
