@@ -88,7 +88,8 @@ class CrashRecoveryIT {
                 Map.entry("AGENTRT_TOOLS_LEASE", "12s"),
                 Map.entry("AGENTRT_TOOLS_UNCLAIMED_AFTER", "5s"),
                 Map.entry("AGENTRT_TOOLS_SWEEP_INTERVAL", "1s"),
-                // Six JVMs starting at once on a shared two-core machine: give Kafka time to answer.
+                // Six JVMs starting at once on a shared two-core machine: give Kafka time to
+                // answer.
                 Map.entry("AGENTRT_STARTUP_CHECK_TIMEOUT", "60s"),
                 // A killed consumer's partitions go to its restarted self after 6 s, not 45 s.
                 Map.entry(
