@@ -98,6 +98,7 @@ public final class DeadLetterReplay {
   private DeadLetterReplay() {}
 
   public static void main(String[] args) {
+    System.setProperty("logback.configurationFile", "replay-logback.xml");
     try {
       System.out.println(run(List.of(args), System.getenv()));
     } catch (LaunchException e) {

@@ -25,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
+import org.awaitility.core.ConditionTimeoutException;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -264,15 +265,21 @@ class CrashRecoveryIT {
    */
   private static void awaitEndedOnceEach(String fault, List<String> chats) {
     for (String chatId : chats) {
-      Document task =
-          await()
-              .atMost(RUN_TIMEOUT)
-              .pollInterval(Duration.ofMillis(500))
-              .until(() -> lastTask(chatId), CrashRecoveryIT::ended);
-      await()
-          .atMost(RUN_TIMEOUT)
-          .pollInterval(Duration.ofMillis(500))
-          .until(() -> answered(chatId, task.getString("_id")));
+      Document task;
+      try {
+        task =
+            await()
+                .atMost(RUN_TIMEOUT)
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> lastTask(chatId), CrashRecoveryIT::ended);
+        await()
+            .atMost(RUN_TIMEOUT)
+            .pollInterval(Duration.ofMillis(500))
+            .until(() -> answered(chatId, task.getString("_id")));
+      } catch (ConditionTimeoutException e) {
+        outcomes.add(fault + ": did not end within " + RUN_TIMEOUT.toSeconds() + " s");
+        throw e;
+      }
       outcomes.add(fault + ": " + task.getString("status"));
       nothingTwice(chatId);
     }
