@@ -49,4 +49,9 @@ if ! { wants_help "$@" && [[ -f "$LAUNCHER" ]]; } && needs_build; then
   ./mvnw -B -q -DskipTests package
 fi
 
+if [[ "${1:-}" == "--replay-dead-letters" ]]; then
+  # Not the stack: puts dead letters back on their original topics (see --replay-dead-letters --help).
+  shift
+  exec "$JAVA" "${JVM_OPTS[@]}" -cp "$LAUNCHER" dev.agentrt.localstack.DeadLetterReplay "$@"
+fi
 exec "$JAVA" "${JVM_OPTS[@]}" -jar "$LAUNCHER" "$@"

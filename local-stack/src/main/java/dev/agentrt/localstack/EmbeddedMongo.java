@@ -16,11 +16,13 @@ public final class EmbeddedMongo implements AutoCloseable {
   private static final String DATABASE = "agentrt";
 
   private final MongoServer server;
+  private final @Nullable Path dataDir;
   private final int port;
   private boolean closed;
 
-  private EmbeddedMongo(MongoServer server, int port) {
+  private EmbeddedMongo(MongoServer server, @Nullable Path dataDir, int port) {
     this.server = server;
+    this.dataDir = dataDir;
     this.port = port;
   }
 
@@ -34,7 +36,20 @@ public final class EmbeddedMongo implements AutoCloseable {
   public static EmbeddedMongo start(@Nullable Path dataDir, int port) {
     MongoServer server = new MongoServer(backend(dataDir));
     server.bind("127.0.0.1", port);
-    return new EmbeddedMongo(server, server.getLocalAddress().getPort());
+    return new EmbeddedMongo(server, dataDir, server.getLocalAddress().getPort());
+  }
+
+  /**
+   * The same server started again after {@link #close}, on the same port and H2 file; with data in
+   * memory only it starts empty.
+   *
+   * @throws IllegalStateException if this server is still running
+   */
+  public synchronized EmbeddedMongo startAgain() {
+    if (!closed) {
+      throw new IllegalStateException("the MongoDB server on port " + port + " is still running");
+    }
+    return start(dataDir, port);
   }
 
   /** {@code mongodb://127.0.0.1:<port>/agentrt}. */

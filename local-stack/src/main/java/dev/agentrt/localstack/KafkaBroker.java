@@ -22,12 +22,16 @@ public final class KafkaBroker implements AutoCloseable {
   private static final String CONTROLLER_LISTENER = "CONTROLLER";
 
   private final KafkaRaftServer server;
+  private final Path dataDir;
   private final int port;
+  private final int controllerPort;
   private boolean closed;
 
-  private KafkaBroker(KafkaRaftServer server, int port) {
+  private KafkaBroker(KafkaRaftServer server, Path dataDir, int port, int controllerPort) {
     this.server = server;
+    this.dataDir = dataDir;
     this.port = port;
+    this.controllerPort = controllerPort;
   }
 
   /**
@@ -38,8 +42,24 @@ public final class KafkaBroker implements AutoCloseable {
    * @param port the client port, or 0 for a free one
    */
   public static KafkaBroker start(Path dataDir, int port) {
-    int brokerPort = port == 0 ? Ports.free() : port;
-    KafkaConfig config = new KafkaConfig(config(dataDir, brokerPort, Ports.free()), false);
+    return start(dataDir, port == 0 ? Ports.free() : port, Ports.free());
+  }
+
+  /**
+   * The same broker started again after {@link #close}: same data directory (topics, records,
+   * committed offsets), same client and controller ports, so clients reconnect on their own.
+   *
+   * @throws IllegalStateException if this broker is still running
+   */
+  public synchronized KafkaBroker startAgain() {
+    if (!closed) {
+      throw new IllegalStateException("the broker on port " + port + " is still running");
+    }
+    return start(dataDir, port, controllerPort);
+  }
+
+  private static KafkaBroker start(Path dataDir, int brokerPort, int controllerPort) {
+    KafkaConfig config = new KafkaConfig(config(dataDir, brokerPort, controllerPort), false);
     try {
       Files.createDirectories(dataDir);
       if (!Files.exists(dataDir.resolve("meta.properties"))) {
@@ -56,7 +76,7 @@ public final class KafkaBroker implements AutoCloseable {
       server.awaitShutdown();
       throw e;
     }
-    return new KafkaBroker(server, brokerPort);
+    return new KafkaBroker(server, dataDir, brokerPort, controllerPort);
   }
 
   /** {@code 127.0.0.1:<port>}. */

@@ -44,6 +44,9 @@ record LaunchOptions(
                                   wins for the orchestrator
         -h, --help                show this help
 
+      ./run.sh --replay-dead-letters [--topic T] [--from-offset N] [--dry-run] starts nothing: it puts
+      the dead letters of a running stack back on their original topics (--help for more).
+
       Environment:
         KAFKA_BOOTSTRAP_SERVERS   use this Kafka instead of starting one (--kafka-port is ignored)
         MONGODB_URI               use this MongoDB instead of starting one (--mongo-port is ignored)

@@ -39,12 +39,15 @@ public final class ServiceProcess implements AutoCloseable {
   private final String name;
   private final int httpPort;
   private final Path logFile;
+  private final ProcessBuilder builder;
   private final Process process;
 
-  private ServiceProcess(String name, int httpPort, Path logFile, Process process) {
+  private ServiceProcess(
+      String name, int httpPort, Path logFile, ProcessBuilder builder, Process process) {
     this.name = name;
     this.httpPort = httpPort;
     this.logFile = logFile;
+    this.builder = builder;
     this.process = process;
   }
 
@@ -73,7 +76,29 @@ public final class ServiceProcess implements AutoCloseable {
     builder.environment().put("SERVER_PORT", Integer.toString(httpPort));
     try {
       Files.createDirectories(logFile.toAbsolutePath().getParent());
-      return new ServiceProcess(service, httpPort, logFile, builder.start());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the log directory of " + service, e);
+    }
+    return launch(service, httpPort, logFile, builder);
+  }
+
+  /**
+   * The same service started again, after this process has exited (e.g. after {@link #kill}): same
+   * command, port, environment and log file. Returns at once (see {@link #awaitHealthy}).
+   *
+   * @throws IllegalStateException if this process is still running
+   */
+  public ServiceProcess startAgain() {
+    if (process.isAlive()) {
+      throw new IllegalStateException(name + " is still running; kill or close it first");
+    }
+    return launch(name, httpPort, logFile, builder);
+  }
+
+  private static ServiceProcess launch(
+      String service, int httpPort, Path logFile, ProcessBuilder builder) {
+    try {
+      return new ServiceProcess(service, httpPort, logFile, builder, builder.start());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + service, e);
     }

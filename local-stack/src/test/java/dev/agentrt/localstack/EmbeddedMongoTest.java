@@ -1,6 +1,7 @@
 package dev.agentrt.localstack;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -23,6 +24,23 @@ class EmbeddedMongoTest {
         MongoClient client = MongoClients.create(mongo.uri())) {
       assertThat(client.getDatabase("agentrt").getCollection("tasks").find().first())
           .isEqualTo(new Document("_id", "t-1"));
+    }
+  }
+
+  @Test
+  void startsAgainOnTheSamePortWithItsData(@TempDir Path dataDir) {
+    EmbeddedMongo first = EmbeddedMongo.start(dataDir, 0);
+    try (MongoClient client = MongoClients.create(first.uri())) {
+      client.getDatabase("agentrt").getCollection("tasks").insertOne(new Document("_id", "t-2"));
+    }
+    assertThatThrownBy(first::startAgain).hasMessageContaining("still running");
+    first.close();
+
+    try (EmbeddedMongo again = first.startAgain();
+        MongoClient client = MongoClients.create(again.uri())) {
+      assertThat(again.uri()).isEqualTo(first.uri());
+      assertThat(client.getDatabase("agentrt").getCollection("tasks").find().first())
+          .isEqualTo(new Document("_id", "t-2"));
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.agentrt.localstack;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.agentrt.events.TopicCatalog;
@@ -48,6 +49,22 @@ class KafkaBrokerTest {
           .forEach(
               spec -> assertThat(topics.get(spec.name()).partitions()).hasSize(spec.partitions()));
       assertThat(readAll(broker)).extracting(ConsumerRecord::value).containsExactly("hello");
+    }
+  }
+
+  @Test
+  void startsAgainOnTheSamePortWithItsRecords(@TempDir Path dataDir) throws Exception {
+    KafkaBroker first = KafkaBroker.start(dataDir, 0);
+    TopicCreator.createAll(first.bootstrapServers());
+    try (var producer = producer(first)) {
+      producer.send(new ProducerRecord<>(TOPIC.name(), "key-1", "before")).get();
+    }
+    assertThatThrownBy(first::startAgain).hasMessageContaining("still running");
+    first.close();
+
+    try (KafkaBroker again = first.startAgain()) {
+      assertThat(again.bootstrapServers()).isEqualTo(first.bootstrapServers());
+      assertThat(readAll(again)).extracting(ConsumerRecord::value).containsExactly("before");
     }
   }
 

@@ -68,6 +68,25 @@ class ServiceProcessTest {
   }
 
   @Test
+  void startsAgainAfterAKillOnTheSamePortWithTheSameEnvironment() {
+    ServiceProcess first = start(Map.of());
+    first.awaitHealthy(TIMEOUT);
+    assertThatThrownBy(first::startAgain).hasMessageContaining("still running");
+    first.kill();
+
+    ServiceProcess again = first.startAgain();
+    again.awaitHealthy(TIMEOUT);
+
+    assertThat(again.isAlive()).isTrue();
+    assertThat(again.httpPort()).isEqualTo(first.httpPort());
+    assertThat(logFile)
+        .as("both runs append to the same log")
+        .content()
+        .containsPattern("(?s)fake service starting.*fake service starting");
+    again.close();
+  }
+
+  @Test
   void reportsAnEarlyExitWithTheTailOfTheLog() {
     ServiceProcess service = start(Map.of("FAKE_MODE", "crash"));
 

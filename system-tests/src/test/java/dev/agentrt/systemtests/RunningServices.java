@@ -57,6 +57,18 @@ final class RunningServices implements AutoCloseable {
     }
   }
 
+  /** Kills the service at once (SIGKILL), as a crash would: no shutdown hook, no last commit. */
+  void kill(String service) {
+    processes.get(service).kill();
+  }
+
+  /** Starts a killed service again, same port and environment; returns once it is healthy. */
+  void startAgain(String service) {
+    ServiceProcess again = processes.get(service).startAgain();
+    processes.put(service, again);
+    again.awaitHealthy(START_TIMEOUT);
+  }
+
   String baseUrl(String service) {
     return "http://127.0.0.1:" + processes.get(service).httpPort();
   }

@@ -3,7 +3,7 @@ package dev.agentrt.platform;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.InvalidEventException;
 import dev.agentrt.events.TopicCatalog;
-import dev.agentrt.events.Topics;
+import dev.agentrt.platform.messaging.DeadLetters;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.messaging.IncomingEvents;
 import dev.agentrt.platform.outbox.Outbox;
@@ -13,7 +13,6 @@ import java.time.Clock;
 import java.util.Map;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.springframework.beans.factory.annotation.Value;
@@ -26,7 +25,6 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaTemplate;
-import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.util.backoff.ExponentialBackOff;
@@ -85,9 +83,7 @@ public class PlatformAutoConfiguration {
    */
   @Bean
   DefaultErrorHandler listenerErrorHandler(KafkaTemplate<String, byte[]> template) {
-    DeadLetterPublishingRecoverer deadLetters =
-        new DeadLetterPublishingRecoverer(
-            template, (record, e) -> new TopicPartition(Topics.DEAD_LETTERS, -1));
+    DeadLetters deadLetters = new DeadLetters(template);
     ExponentialBackOff backOff = new ExponentialBackOff(200, 2.0);
     backOff.setMaxInterval(5_000);
     backOff.setMaxElapsedTime(15_000);
