@@ -87,9 +87,12 @@ public final class BenchMain {
     if (!wanted) {
       return;
     }
-    say("scenario %s", name);
+    say("scenario %s (load average %.1f)", name, Proc.loadAverage());
     try {
-      results.add(scenario.get());
+      double loadBefore = Proc.loadAverage();
+      ScenarioResult result = scenario.get();
+      result.details.put("loadAverage1mBeforeAndAfter", List.of(loadBefore, Proc.loadAverage()));
+      results.add(result);
     } catch (RuntimeException e) {
       ScenarioResult failed = new ScenarioResult(name.replace(' ', '-'), name);
       failed.skipped = "failed: " + e.getMessage();
@@ -101,6 +104,14 @@ public final class BenchMain {
   private static void printAndWrite(List<ScenarioResult> results, Path out) {
     System.out.println();
     Report.print(results, System.out);
+    StringBuilder load =
+        new StringBuilder("load average (1 min) before → after each scenario, 2 cores:");
+    for (ScenarioResult r : results) {
+      if (r.details.get("loadAverage1mBeforeAndAfter") instanceof List<?> l) {
+        load.append(" %s %.1f → %.1f;".formatted(r.title, (Double) l.get(0), (Double) l.get(1)));
+      }
+    }
+    System.out.println(load);
     results.forEach(r -> Report.write(r, out));
     say("JSON per scenario in %s", out);
   }

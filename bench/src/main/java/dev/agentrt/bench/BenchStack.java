@@ -70,6 +70,8 @@ final class BenchStack implements AutoCloseable {
       env.put("AGENTRT_MODEL_NAME", "bench-model");
       env.put("AGENTRT_AGENTS_FILE", agents.toString());
       env.put("AGENTRT_TOOLS_HTTP_ALLOWED_HOSTS", "127.0.0.1");
+      // Six JVMs starting at once on two shared cores can take longer than the default 10 s.
+      env.put("AGENTRT_STARTUP_CHECK_TIMEOUT", "60s");
       for (String name : Services.ALL) {
         stack.services.put(
             name,

@@ -45,6 +45,7 @@ final class FakeOpenAi implements AutoCloseable {
   private final AtomicInteger maxInFlight = new AtomicInteger();
   private final Map<String, CountDownLatch> gates = new ConcurrentHashMap<>();
   private final Map<String, Long> gateOpenedAt = new ConcurrentHashMap<>();
+  private final Map<String, Long> gateShortBy = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Turn> turns = new ConcurrentLinkedQueue<>();
 
   /**
@@ -87,6 +88,11 @@ final class FakeOpenAi implements AutoCloseable {
     return gateOpenedAt.get(group);
   }
 
+  /** How many first turns were still missing when the group's gate gave up waiting (0: none). */
+  long gateShortBy(String group) {
+    return gateShortBy.getOrDefault(group, 0L);
+  }
+
   private void complete(HttpExchange exchange) throws IOException {
     long received = System.currentTimeMillis();
     int now = inFlight.incrementAndGet();
@@ -126,7 +132,11 @@ final class FakeOpenAi implements AutoCloseable {
         if (gate.getCount() == 0) {
           gateOpenedAt.putIfAbsent(script.group(), System.currentTimeMillis());
         }
-        gate.await(GATE_TIMEOUT_S, TimeUnit.SECONDS);
+        if (!gate.await(GATE_TIMEOUT_S, TimeUnit.SECONDS)) {
+          // Not all came in time: the ones here go on, and the gate counts as opened now.
+          gateOpenedAt.putIfAbsent(script.group(), System.currentTimeMillis());
+          gateShortBy.putIfAbsent(script.group(), gate.getCount());
+        }
       }
       if (script.latencyMs() > 0) {
         Thread.sleep(script.latencyMs());

@@ -26,6 +26,15 @@ final class Proc {
     return 0;
   }
 
+  /** The 1-minute load average ({@code /proc/loadavg}); NaN where there is none. */
+  static double loadAverage() {
+    try {
+      return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
+    } catch (IOException | RuntimeException e) {
+      return Double.NaN;
+    }
+  }
+
   /** User plus system CPU seconds the process has used ({@code utime + stime}). */
   static double cpuSeconds(long pid) {
     try {

@@ -205,6 +205,11 @@ final class Scenarios {
       if (gate == null) {
         throw new IllegalStateException("the gate of " + group + " never opened");
       }
+      if (stack.model.gateShortBy(group) > 0) {
+        result.details.put(
+            "rep" + (rep + 1) + "GateTimedOut",
+            stack.model.gateShortBy(group) + " sub-agents had not reached their first turn");
+      }
       makespan.add((batch.lastEndedAt() - gate) / 1000.0);
       endToEnd.add((batch.lastEndedAt() - batch.postedAt) / 1000.0);
       ramp.add((gate - batch.postedAt) / 1000.0);
