@@ -135,6 +135,7 @@ final class Scenarios {
         "window", "first message posted → last task ended (decisions and start-up included)");
     List<Double> stepsPerS = new ArrayList<>(), runsPerS = new ArrayList<>();
     List<Double> cores = new ArrayList<>(), stepP50 = new ArrayList<>();
+    List<Double> cpuPerStep = new ArrayList<>(), stepsPerFreeCores = new ArrayList<>();
     for (int rep = 0; rep < options.reps(); rep++) {
       Map<String, Long> pids = stack.pids();
       Map<String, Double> cpuBefore = new LinkedHashMap<>();
@@ -148,7 +149,12 @@ final class Scenarios {
       long steps = batch.toolCallsById.values().stream().mapToLong(List::size).sum();
       stepsPerS.add(steps / seconds);
       runsPerS.add(batch.succeeded() / seconds);
-      cores.add(cpu.values().stream().mapToDouble(Double::doubleValue).sum() / wall);
+      double cpuTotal = cpu.values().stream().mapToDouble(Double::doubleValue).sum();
+      cores.add(cpuTotal / wall);
+      // CPU time is what other processes on a shared machine cannot take away: what one step
+      // costs, and how many steps per second two free cores could therefore carry.
+      cpuPerStep.add(cpuTotal * 1000 / steps);
+      stepsPerFreeCores.add(2 * steps / cpuTotal);
       stepP50.add(Steps.of(batch).total().p50());
       Map<String, Object> detail = new LinkedHashMap<>();
       detail.put("steps", steps);
@@ -162,6 +168,8 @@ final class Scenarios {
         .row("steps per second", "1/s", stepsPerS, Target.atLeast(400, "/s"))
         .row("runs per second", "1/s", runsPerS)
         .row("CPU used, all processes", "cores of 2", cores)
+        .row("CPU time per step, all processes", "ms", cpuPerStep)
+        .row("steps per second 2 free cores could carry", "1/s", stepsPerFreeCores)
         .row("step p50 at saturation", "ms", stepP50);
     return result;
   }
