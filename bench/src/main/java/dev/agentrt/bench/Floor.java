@@ -41,7 +41,17 @@ final class Floor {
 
   static final String TOPIC = "bench.floor";
 
-  record Result(Stats kafkaRoundTrip, Stats mongoInsert, Stats mongoConditionalUpdate) {}
+  /**
+   * @param conversationRead a read the agent loop makes at every wake, for comparison: one
+   *     sub-agent's messages ({@code find {subAgentId} sort seq}) among all stored so far
+   * @param storedMessages how many sub-agent messages were stored when it was measured
+   */
+  record Result(
+      Stats kafkaRoundTrip,
+      Stats mongoInsert,
+      Stats mongoConditionalUpdate,
+      Stats conversationRead,
+      long storedMessages) {}
 
   private Floor() {}
 
@@ -66,7 +76,27 @@ final class Floor {
       }
     }
     docs.drop();
-    return new Result(Stats.of(kafka), Stats.of(inserts), Stats.of(updates));
+    MongoCollection<Document> messages = db.getCollection("sub_agent_messages");
+    List<Double> reads = new ArrayList<>();
+    Document any = messages.find().first();
+    if (any != null) {
+      for (int i = 0; i < warmup / 4 + samples / 4; i++) {
+        long t0 = System.nanoTime();
+        messages
+            .find(Filters.eq("subAgentId", any.get("subAgentId")))
+            .sort(new Document("seq", 1))
+            .into(new ArrayList<>());
+        if (i >= warmup / 4) {
+          reads.add(ms(System.nanoTime() - t0));
+        }
+      }
+    }
+    return new Result(
+        Stats.of(kafka),
+        Stats.of(inserts),
+        Stats.of(updates),
+        Stats.of(reads),
+        messages.countDocuments());
   }
 
   private static List<Double> kafkaRoundTrips(String bootstrap, int warmup, int samples) {

@@ -52,6 +52,7 @@ final class Scenarios {
     List<Double> k50 = new ArrayList<>(), k95 = new ArrayList<>(), k99 = new ArrayList<>();
     List<Double> i50 = new ArrayList<>(), i95 = new ArrayList<>(), i99 = new ArrayList<>();
     List<Double> u50 = new ArrayList<>(), u95 = new ArrayList<>(), u99 = new ArrayList<>();
+    List<Double> read50 = new ArrayList<>(), stored = new ArrayList<>();
     for (int rep = 0; rep < options.reps(); rep++) {
       Floor.Result floor =
           Floor.measure(stack.kafka.bootstrapServers(), stack.db(), 200, options.floorSamples());
@@ -64,6 +65,8 @@ final class Scenarios {
       u50.add(floor.mongoConditionalUpdate().p50());
       u95.add(floor.mongoConditionalUpdate().p95());
       u99.add(floor.mongoConditionalUpdate().p99());
+      read50.add(floor.conversationRead().p50());
+      stored.add((double) floor.storedMessages());
       stepFloors.add(
           2 * floor.kafkaRoundTrip().p50()
               + floor.mongoInsert().p50()
@@ -80,7 +83,9 @@ final class Scenarios {
         .row("Mongo conditional update p50", "ms", u50)
         .row("Mongo conditional update p95", "ms", u95)
         .row("Mongo conditional update p99", "ms", u99)
-        .row("floor of a step: 2 hops + 1 insert + 2 updates, p50", "ms", stepFloors);
+        .row("floor of a step: 2 hops + 1 insert + 2 updates, p50", "ms", stepFloors)
+        .row("for comparison: read one conversation, p50", "ms", read50)
+        .row("  sub-agent messages stored when read", "", stored);
     return result;
   }
 
