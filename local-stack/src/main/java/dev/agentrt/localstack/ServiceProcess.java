@@ -21,14 +21,26 @@ import java.util.concurrent.TimeUnit;
  * One service as a child process: {@code java -jar services/<name>/target/<name>.jar}, run by the
  * same java binary as this JVM, with stdout and stderr appended to a log file.
  *
- * <p>The JVM gets {@code -XX:TieredStopAtLevel=1 -XX:+UseSerialGC}: with six services on two cores,
- * skipping the optimising compiler halves the start-up time (35 s to 19 s measured); peak speed is
- * not what a local stack is for. It runs the jar from its {@link FastStartJar extracted copy} with
- * a class-data-sharing archive, which halves it again.
+ * <p>By default ({@link JvmMode#FAST_START}) the JVM gets {@code -XX:TieredStopAtLevel=1
+ * -XX:+UseSerialGC}: with six services on two cores, skipping the optimising compiler halves the
+ * start-up time (35 s to 19 s measured); peak speed is not what a local stack is for. It runs the
+ * jar from its {@link FastStartJar extracted copy} with a class-data-sharing archive, which halves
+ * it again. A benchmark asks for {@link JvmMode#PRODUCTION} instead.
  */
 public final class ServiceProcess implements AutoCloseable {
 
-  private static final List<String> JVM_OPTIONS =
+  /** How the service's JVM is run. */
+  public enum JvmMode {
+    /** Quick to start, slower at peak: C1 only, Serial GC, extracted jar with a CDS archive. */
+    FAST_START,
+    /**
+     * As the container image runs it ({@code java -jar}, see the Dockerfile): the JVM's own
+     * defaults, so C2 and G1 on these machines.
+     */
+    PRODUCTION
+  }
+
+  private static final List<String> FAST_START_OPTIONS =
       List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
   private static final Duration GRACE = Duration.ofSeconds(15);
   private static final Duration POLL_INTERVAL = Duration.ofMillis(250);
@@ -62,11 +74,32 @@ public final class ServiceProcess implements AutoCloseable {
    */
   public static ServiceProcess start(
       Path repoRoot, String service, int httpPort, Map<String, String> env, Path logFile) {
+    return start(repoRoot, service, httpPort, env, logFile, JvmMode.FAST_START, List.of());
+  }
+
+  /**
+   * Starts the service with the JVM run as {@code mode} says, plus more JVM options (a heap size, a
+   * flight recording); returns at once.
+   */
+  public static ServiceProcess start(
+      Path repoRoot,
+      String service,
+      int httpPort,
+      Map<String, String> env,
+      Path logFile,
+      JvmMode mode,
+      List<String> jvmOptions) {
     Path jar = existingJar(repoRoot, service);
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     List<String> command = new ArrayList<>(List.of(java.toString()));
-    command.addAll(JVM_OPTIONS);
-    command.addAll(FastStartJar.jvmArguments(java, jar));
+    if (mode == JvmMode.FAST_START) {
+      command.addAll(FAST_START_OPTIONS);
+      command.addAll(jvmOptions);
+      command.addAll(FastStartJar.jvmArguments(java, jar));
+    } else {
+      command.addAll(jvmOptions);
+      command.addAll(List.of("-jar", jar.toString()));
+    }
     ProcessBuilder builder =
         new ProcessBuilder(command)
             .directory(repoRoot.toFile())
@@ -153,6 +186,11 @@ public final class ServiceProcess implements AutoCloseable {
 
   public String name() {
     return name;
+  }
+
+  /** The operating system's id of the process (its {@code /proc/<pid>}). */
+  public long pid() {
+    return process.pid();
   }
 
   public boolean isAlive() {

@@ -2,18 +2,22 @@ package dev.agentrt.localstack;
 
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Stands in for a service jar in {@link ServiceProcessTest}: serves {@code /actuator/health} on
- * {@code SERVER_PORT}, or with {@code FAKE_MODE=crash} exits with code 3, or with {@code
- * FAKE_MODE=silent} never answers.
+ * Stands in for a service jar in {@link ServiceProcessTest}: prints its JVM options, serves {@code
+ * /actuator/health} on {@code SERVER_PORT}, or with {@code FAKE_MODE=crash} exits with code 3, or
+ * with {@code FAKE_MODE=silent} never answers.
  */
 public final class FakeService {
 
   public static void main(String[] args) throws IOException {
     System.out.println("fake service starting");
+    System.out.println(
+        "jvm options: "
+            + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
     String mode = System.getenv().getOrDefault("FAKE_MODE", "healthy");
     if (mode.equals("crash")) {
       System.err.println("APPLICATION FAILED TO START");

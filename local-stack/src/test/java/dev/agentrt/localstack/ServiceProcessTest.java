@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.jar.Attributes;
 import java.util.jar.JarOutputStream;
@@ -54,6 +55,37 @@ class ServiceProcessTest {
 
     assertThat(service.isAlive()).isFalse();
     assertThat(logFile).content().contains("fake service starting");
+  }
+
+  @Test
+  void byDefaultTheJvmStartsFast() {
+    try (ServiceProcess service = start(Map.of())) {
+      service.awaitHealthy(TIMEOUT);
+    }
+
+    assertThat(logFile).content().contains("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+  }
+
+  @Test
+  void productionModeRunsTheJvmWithItsDefaultsAndTheGivenOptions() {
+    try (ServiceProcess service =
+        ServiceProcess.start(
+            repoRoot,
+            "orchestrator",
+            Ports.free(),
+            Map.of(),
+            logFile,
+            ServiceProcess.JvmMode.PRODUCTION,
+            List.of("-Dbench.marker=1"))) {
+      service.awaitHealthy(TIMEOUT);
+      assertThat(ProcessHandle.of(service.pid())).isPresent();
+    }
+
+    assertThat(logFile)
+        .content()
+        .contains("-Dbench.marker=1")
+        .doesNotContain("TieredStopAtLevel")
+        .doesNotContain("UseSerialGC");
   }
 
   @Test

@@ -3,6 +3,8 @@ package dev.agentrt.agents;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -68,6 +70,20 @@ public final class AgentCatalog {
       return read(in, resource);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * An agents file on disk ({@code agentrt.agents.file}).
+   *
+   * @throws InvalidAgentsException naming the file when it cannot be read or is wrong
+   */
+  public static AgentCatalog fromFile(Path file) {
+    try (InputStream in = Files.newInputStream(file)) {
+      return read(in, file.toString());
+    } catch (IOException e) {
+      throw new InvalidAgentsException(
+          "cannot read the agents file " + file + " (agentrt.agents.file): " + e);
     }
   }
 

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the benchmark (issue 8): starts its own Kafka, MongoDB and the six services with production
+# JVM flags, a scripted fake model, runs the scenarios, prints a table and writes JSON per scenario
+# to bench/target/results/. Builds the jars first when needed. ./bench.sh --help lists the options.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+JAVA_HOME=$(scripts/find-jdk) || exit 1
+export JAVA_HOME
+JAVA="$JAVA_HOME/bin/java"
+JVM_OPTS=(-Xmx2g)
+if (("$("$JAVA" -version 2>&1 | sed -nE '1s/.*version "([0-9]+).*/\1/p')" >= 23)); then
+  # Kafka's jars still use sun.misc.Unsafe; keep JDK 24+ from warning about it.
+  JVM_OPTS+=(--sun-misc-unsafe-memory-access=allow)
+  export MAVEN_OPTS="${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}"
+fi
+
+JARS=(bench/target/bench.jar)
+for service in orchestrator agent-init agent-loop tool-runner finalizer notifier; do
+  JARS+=("services/$service/target/$service.jar")
+done
+needs_build() {
+  local jar oldest
+  for jar in "${JARS[@]}"; do
+    [[ -f "$jar" ]] || return 0
+  done
+  oldest=$(ls -t "${JARS[@]}" | tail -n 1)
+  [[ -n "$(find pom.xml ./*/pom.xml services/*/pom.xml libs/*/pom.xml \
+    ./*/src services/*/src libs/*/src -newer "$oldest" -type f -print -quit 2>/dev/null)" ]]
+}
+if needs_build; then
+  echo "building…"
+  ./mvnw -B -q -DskipTests package -pl bench -am
+fi
+
+exec "$JAVA" "${JVM_OPTS[@]}" -jar bench/target/bench.jar "$@"

@@ -1,0 +1,161 @@
+package dev.agentrt.bench;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoDatabase;
+import dev.agentrt.agents.ToolCatalog;
+import dev.agentrt.localstack.EmbeddedMongo;
+import dev.agentrt.localstack.KafkaBroker;
+import dev.agentrt.localstack.ServiceProcess;
+import dev.agentrt.localstack.ServiceProcess.JvmMode;
+import dev.agentrt.localstack.Services;
+import dev.agentrt.localstack.TopicCreator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the benchmark runs against, all started here: a Kafka broker and the MongoDB-protocol server
+ * (in memory) in this JVM, the fake model and the slow endpoint, and the six services as processes
+ * with production JVM flags, using the OpenAI provider pointed at the fake model and the bench's
+ * own agents file. Logs under {@code <work>/logs}.
+ */
+final class BenchStack implements AutoCloseable {
+
+  static final String HTTP_GET = "http_get";
+  private static final Duration START_TIMEOUT = Duration.ofMinutes(4);
+
+  final KafkaBroker kafka;
+  final EmbeddedMongo mongo;
+  final SlowEndpoint slow;
+  final FakeOpenAi model;
+  final MongoClient mongoClient;
+  final Map<String, ServiceProcess> services = new LinkedHashMap<>();
+  final boolean hasHttpGet = ToolCatalog.find(HTTP_GET).isPresent();
+
+  private BenchStack(KafkaBroker kafka, EmbeddedMongo mongo, SlowEndpoint slow, FakeOpenAi model) {
+    this.kafka = kafka;
+    this.mongo = mongo;
+    this.slow = slow;
+    this.model = model;
+    this.mongoClient = MongoClients.create(mongo.uri());
+  }
+
+  /**
+   * @param work a fresh directory for Kafka's data, the agents file and the logs
+   * @param jvmOptions more JVM options for every service (a heap size, a flight recording)
+   */
+  static BenchStack start(Path repoRoot, Path work, List<String> jvmOptions) {
+    KafkaBroker kafka = KafkaBroker.start(work.resolve("kafka"), 0);
+    EmbeddedMongo mongo = EmbeddedMongo.start(null, 0);
+    TopicCreator.createAll(kafka.bootstrapServers());
+    SlowEndpoint slow = new SlowEndpoint();
+    FakeOpenAi model = new FakeOpenAi(slow.baseUrl());
+    BenchStack stack = new BenchStack(kafka, mongo, slow, model);
+    try {
+      Path agents = stack.writeAgentsFile(work.resolve("bench-agents.yml"));
+      Map<String, String> env = new LinkedHashMap<>();
+      env.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+      env.put("MONGODB_URI", mongo.uri());
+      env.put("AGENTRT_MODEL_PROVIDER", "openai");
+      env.put("AGENTRT_MODEL_BASE_URL", model.baseUrl());
+      env.put("AGENTRT_MODEL_API_KEY", "bench");
+      env.put("AGENTRT_MODEL_NAME", "bench-model");
+      env.put("AGENTRT_AGENTS_FILE", agents.toString());
+      env.put("AGENTRT_TOOLS_HTTP_ALLOWED_HOSTS", "127.0.0.1");
+      // Six JVMs starting at once on two shared cores can take longer than the default 10 s.
+      env.put("AGENTRT_STARTUP_CHECK_TIMEOUT", "60s");
+      for (String name : Services.ALL) {
+        stack.services.put(
+            name,
+            ServiceProcess.start(
+                repoRoot,
+                name,
+                freePort(),
+                env,
+                work.resolve("logs").resolve(name + ".log"),
+                JvmMode.PRODUCTION,
+                jvmOptions));
+      }
+      stack.services.values().forEach(s -> s.awaitHealthy(START_TIMEOUT));
+      return stack;
+    } catch (RuntimeException e) {
+      stack.close();
+      throw e;
+    }
+  }
+
+  MongoDatabase db() {
+    return mongoClient.getDatabase("agentrt");
+  }
+
+  String orchestratorUrl() {
+    return "http://127.0.0.1:" + services.get("orchestrator").httpPort();
+  }
+
+  /** The processes to watch: each service, and this JVM (Kafka, MongoDB, the driver). */
+  Map<String, Long> pids() {
+    Map<String, Long> pids = new LinkedHashMap<>();
+    services.forEach((name, process) -> pids.put(name, process.pid()));
+    pids.put("bench JVM (Kafka + MongoDB + driver)", ProcessHandle.current().pid());
+    return pids;
+  }
+
+  List<String> deadServices() {
+    List<String> dead = new ArrayList<>();
+    services.forEach(
+        (name, process) -> {
+          if (!process.isAlive()) {
+            dead.add(name);
+          }
+        });
+    return dead;
+  }
+
+  private Path writeAgentsFile(Path file) {
+    String tools = hasHttpGet ? "[read_doc, http_get]" : "[read_doc]";
+    String yaml =
+        """
+        # Written by the benchmark: one agent that does what the fake model's script says.
+        agents:
+          - name: %s
+            description: Calls the tools its task's script names, round after round, then answers.
+            maxSteps: 200
+            tools: %s
+            systemPrompt: Follow the bench script in your task.
+        """
+            .formatted(FakeOpenAi.AGENT, tools);
+    try {
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, yaml);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return file;
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    services.values().parallelStream().forEach(ServiceProcess::close);
+    model.close();
+    slow.close();
+    mongoClient.close();
+    kafka.close();
+    mongo.close();
+  }
+}

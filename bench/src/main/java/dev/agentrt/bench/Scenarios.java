@@ -1,0 +1,381 @@
+package dev.agentrt.bench;
+
+import dev.agentrt.bench.ScenarioResult.Target;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/** The six scenarios of issue 8, each repeated and summed up in a {@link ScenarioResult}. */
+final class Scenarios {
+
+  private static final Duration BATCH_TIMEOUT = Duration.ofMinutes(5);
+  private static final Duration FOOTPRINT_SAMPLE = Duration.ofMillis(250);
+
+  private final BenchStack stack;
+  private final ChatDriver driver;
+  private final BenchOptions options;
+  private final Consumer<String> say;
+  private int batches;
+
+  /** The floor of one step (p50 of 2 Kafka hops + 1 insert + 2 conditional updates), per rep. */
+  private final List<Double> stepFloors = new ArrayList<>();
+
+  /** Peak resident memory (MiB) per process during scenario 4, and of their sum. */
+  private final Map<String, Double> peakRss = new LinkedHashMap<>();
+
+  private final List<Double> peakTotalRss = new ArrayList<>();
+
+  Scenarios(BenchStack stack, BenchOptions options, Consumer<String> say) {
+    this.stack = stack;
+    this.options = options;
+    this.say = say;
+    this.driver = new ChatDriver(stack.orchestratorUrl());
+  }
+
+  /** Instant model and tools, to get the JIT compilers and the connection pools going. */
+  void warmUp() {
+    for (int i = 0; i < 2; i++) {
+      batch("warm-up", instant(options.warmupAgents(), 5));
+    }
+  }
+
+  ScenarioResult floor() {
+    ScenarioResult result = new ScenarioResult("1-floor", "1 floor");
+    result.parameters.put("samplesPerRep", options.floorSamples());
+    result.parameters.put(
+        "kafka", "produce (linger.ms 0, acks all) → consumer has it, 256-byte value");
+    result.parameters.put("mongo", "insertOne; updateOne {_id, status: pending} → running");
+    List<Double> k50 = new ArrayList<>(), k95 = new ArrayList<>(), k99 = new ArrayList<>();
+    List<Double> i50 = new ArrayList<>(), i95 = new ArrayList<>(), i99 = new ArrayList<>();
+    List<Double> u50 = new ArrayList<>(), u95 = new ArrayList<>(), u99 = new ArrayList<>();
+    List<Double> read50 = new ArrayList<>(), stored = new ArrayList<>();
+    for (int rep = 0; rep < options.reps(); rep++) {
+      Floor.Result floor =
+          Floor.measure(stack.kafka.bootstrapServers(), stack.db(), 200, options.floorSamples());
+      k50.add(floor.kafkaRoundTrip().p50());
+      k95.add(floor.kafkaRoundTrip().p95());
+      k99.add(floor.kafkaRoundTrip().p99());
+      i50.add(floor.mongoInsert().p50());
+      i95.add(floor.mongoInsert().p95());
+      i99.add(floor.mongoInsert().p99());
+      u50.add(floor.mongoConditionalUpdate().p50());
+      u95.add(floor.mongoConditionalUpdate().p95());
+      u99.add(floor.mongoConditionalUpdate().p99());
+      read50.add(floor.conversationRead().p50());
+      stored.add((double) floor.storedMessages());
+      stepFloors.add(
+          2 * floor.kafkaRoundTrip().p50()
+              + floor.mongoInsert().p50()
+              + 2 * floor.mongoConditionalUpdate().p50());
+      result.details.put("rep" + (rep + 1), floor);
+    }
+    result
+        .row("Kafka produce→consume p50", "ms", k50)
+        .row("Kafka produce→consume p95", "ms", k95)
+        .row("Kafka produce→consume p99", "ms", k99)
+        .row("Mongo insert p50", "ms", i50)
+        .row("Mongo insert p95", "ms", i95)
+        .row("Mongo insert p99", "ms", i99)
+        .row("Mongo conditional update p50", "ms", u50)
+        .row("Mongo conditional update p95", "ms", u95)
+        .row("Mongo conditional update p99", "ms", u99)
+        .row("floor of a step: 2 hops + 1 insert + 2 updates, p50", "ms", stepFloors)
+        .row("for comparison: read one conversation, p50", "ms", read50)
+        .row("  sub-agent messages stored when read", "", stored);
+    return result;
+  }
+
+  ScenarioResult stepOverhead() {
+    ScenarioResult result = new ScenarioResult("2-step-overhead", "2 step overhead");
+    int n = options.stepAgents();
+    int rounds = options.stepRounds();
+    result.parameters.put("subAgents", n);
+    result.parameters.put("toolRounds", rounds);
+    result.parameters.put("model", "instant (fake, 0 ms)");
+    result.parameters.put("tool", "read_doc of docs/tools.md");
+    result.parameters.put(
+        "step",
+        "tool result stored (tool message createdAt) → next model turn starts (fake model receives"
+            + " it) → its tool call starts running (tool call finished − latencyMs)");
+    List<Double> p50 = new ArrayList<>(), p95 = new ArrayList<>(), p99 = new ArrayList<>();
+    List<Double> wake = new ArrayList<>(), dispatch = new ArrayList<>(), ratio = new ArrayList<>();
+    for (int rep = 0; rep < options.reps(); rep++) {
+      Batch batch = batch("step", instant(n, rounds));
+      Steps steps = Steps.of(batch);
+      p50.add(steps.total().p50());
+      p95.add(steps.total().p95());
+      p99.add(steps.total().p99());
+      wake.add(steps.wake().p50());
+      dispatch.add(steps.dispatch().p50());
+      result.details.put("rep" + (rep + 1), steps);
+    }
+    double floor = Stats.median(stepFloors);
+    if (!stepFloors.isEmpty()) {
+      p50.forEach(v -> ratio.add(v / floor));
+    }
+    result
+        .row("step p50", "ms", p50)
+        .row("step p95", "ms", p95)
+        .row("step p99", "ms", p99, Target.atMost(50, "ms"))
+        .row("  tool result stored → model turn starts, p50", "ms", wake)
+        .row("  model turn starts → tool call runs, p50", "ms", dispatch);
+    if (!ratio.isEmpty()) {
+      result.row("step p50 / floor of a step", "×", ratio, Target.atMost(2, "×"));
+    }
+    return result;
+  }
+
+  ScenarioResult throughput() {
+    ScenarioResult result = new ScenarioResult("3-throughput", "3 throughput");
+    int n = options.throughputAgents();
+    int rounds = options.throughputRounds();
+    result.parameters.put("subAgents", n);
+    result.parameters.put("toolRounds", rounds);
+    result.parameters.put("step", "one model turn and the tool call it asks for");
+    result.parameters.put(
+        "window", "first message posted → last task ended (decisions and start-up included)");
+    List<Double> stepsPerS = new ArrayList<>(), runsPerS = new ArrayList<>();
+    List<Double> cores = new ArrayList<>(), stepP50 = new ArrayList<>();
+    List<Double> cpuPerStep = new ArrayList<>(), stepsPerFreeCores = new ArrayList<>();
+    for (int rep = 0; rep < options.reps(); rep++) {
+      Map<String, Long> pids = stack.pids();
+      Map<String, Double> cpuBefore = new LinkedHashMap<>();
+      pids.forEach((name, pid) -> cpuBefore.put(name, Proc.cpuSeconds(pid)));
+      long wallStart = System.nanoTime();
+      Batch batch = batch("throughput", instant(n, rounds));
+      double wall = (System.nanoTime() - wallStart) / 1e9;
+      Map<String, Double> cpu = new LinkedHashMap<>();
+      pids.forEach((name, pid) -> cpu.put(name, Proc.cpuSeconds(pid) - cpuBefore.get(name)));
+      double seconds = (batch.lastEndedAt() - batch.postedAt) / 1000.0;
+      long steps = batch.toolCallsById.values().stream().mapToLong(List::size).sum();
+      stepsPerS.add(steps / seconds);
+      runsPerS.add(batch.succeeded() / seconds);
+      double cpuTotal = cpu.values().stream().mapToDouble(Double::doubleValue).sum();
+      cores.add(cpuTotal / wall);
+      // CPU time is what other processes on a shared machine cannot take away: what one step
+      // costs, and how many steps per second two free cores could therefore carry.
+      cpuPerStep.add(cpuTotal * 1000 / steps);
+      stepsPerFreeCores.add(2 * steps / cpuTotal);
+      stepP50.add(Steps.of(batch).total().p50());
+      Map<String, Object> detail = new LinkedHashMap<>();
+      detail.put("steps", steps);
+      detail.put("succeeded", batch.succeeded());
+      detail.put("seconds", seconds);
+      detail.put("cpuSecondsByProcess", cpu);
+      detail.put("wallSecondsOfCpuWindow", wall);
+      result.details.put("rep" + (rep + 1), detail);
+    }
+    result
+        .row("steps per second", "1/s", stepsPerS, Target.atLeast(400, "/s"))
+        .row("runs per second", "1/s", runsPerS)
+        .row("CPU used, all processes", "cores of 2", cores)
+        .row("CPU time per step, all processes", "ms", cpuPerStep)
+        .row("steps per second 2 free cores could carry", "1/s", stepsPerFreeCores)
+        .row("step p50 at saturation", "ms", stepP50);
+    return result;
+  }
+
+  ScenarioResult slowModel(boolean sampleFootprint) {
+    ScenarioResult result = new ScenarioResult("4-slow-model", "4 slow model");
+    int n = options.slowAgents();
+    long latency = options.latencyMs();
+    int turns = 3;
+    result.parameters.put("subAgents", n);
+    result.parameters.put(
+        "modelTurnsPerSubAgent", turns + " (2 with a tool call, then the answer)");
+    result.parameters.put("modelLatencyMs", latency);
+    result.parameters.put(
+        "makespan",
+        "from the moment all "
+            + n
+            + " sub-agents wait in their first model call (the fake model holds first turns until"
+            + " all have arrived) to the last task ended");
+    List<Double> makespan = new ArrayList<>(),
+        endToEnd = new ArrayList<>(),
+        ramp = new ArrayList<>();
+    List<Double> maxInFlight = new ArrayList<>(), maxInFlightLater = new ArrayList<>();
+    for (int rep = 0; rep < options.reps(); rep++) {
+      String group = "slow" + (++batches);
+      List<Script> scripts = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        scripts.add(new Script(group + "-" + i, group, turns - 1, 1, "read_doc", latency, n, 0));
+      }
+      AtomicBoolean sampling = new AtomicBoolean(sampleFootprint);
+      Thread sampler = Thread.ofVirtual().start(() -> sampleRss(sampling));
+      Batch batch;
+      try {
+        batch = Batch.run(stack, driver, group, scripts, BATCH_TIMEOUT);
+      } finally {
+        sampling.set(false);
+        join(sampler);
+      }
+      requireAllSucceeded(batch);
+      Long gate = stack.model.gateOpenedAt(group);
+      if (gate == null) {
+        throw new IllegalStateException("the gate of " + group + " never opened");
+      }
+      if (stack.model.gateShortBy(group) > 0) {
+        result.details.put(
+            "rep" + (rep + 1) + "GateTimedOut",
+            stack.model.gateShortBy(group) + " sub-agents had not reached their first turn");
+      }
+      makespan.add((batch.lastEndedAt() - gate) / 1000.0);
+      endToEnd.add((batch.lastEndedAt() - batch.postedAt) / 1000.0);
+      ramp.add((gate - batch.postedAt) / 1000.0);
+      maxInFlight.add((double) stack.model.maxInFlight());
+      maxInFlightLater.add(
+          batch.turnsById.values().stream()
+              .flatMap(List::stream)
+              .filter(t -> t.round() >= 1)
+              .mapToDouble(FakeOpenAi.Turn::inFlightAtArrival)
+              .max()
+              .orElse(0));
+    }
+    result
+        .row(
+            "makespan (ideal " + ScenarioResult.format(turns * latency / 1000.0) + " s)",
+            "s",
+            makespan,
+            Target.atMost(2.5, "s"))
+        .row("max model calls in flight", "", maxInFlight)
+        .row("max in flight in turns 2 and 3", "", maxInFlightLater)
+        .row("ramp: messages posted → all in first turn", "s", ramp)
+        .row("end to end: first message posted → last task ended", "s", endToEnd);
+    return result;
+  }
+
+  ScenarioResult parallelTools() {
+    ScenarioResult result = new ScenarioResult("5-parallel-tools", "5 parallel tools");
+    int k = options.toolCalls();
+    long t = options.toolMs();
+    result.parameters.put("toolCalls", k);
+    result.parameters.put("toolMs", t);
+    result.parameters.put("tool", "http_get of a local endpoint that answers after toolMs");
+    result.parameters.put(
+        "turnTime",
+        "model's answer with the k calls sent → next model turn received (all k results back)");
+    if (!stack.hasHttpGet) {
+      result.skipped = "skipped: no http_get tool";
+      return result;
+    }
+    List<Double> turnTime = new ArrayList<>(),
+        overhead = new ArrayList<>(),
+        spread = new ArrayList<>();
+    for (int rep = 0; rep < options.reps(); rep++) {
+      String group = "tools" + (++batches);
+      Script script = new Script(group + "-0", group, 1, k, BenchStack.HTTP_GET, 0, 0, t);
+      Batch batch = Batch.run(stack, driver, group, List.of(script), BATCH_TIMEOUT);
+      requireAllSucceeded(batch);
+      List<SlowEndpoint.Call> calls = stack.slow.calls();
+      if (calls.size() < k) {
+        throw new IllegalStateException(
+            "http_get reached the slow endpoint "
+                + calls.size()
+                + " times, not "
+                + k
+                + "; see the tool-runner log");
+      }
+      FakeOpenAi.Turn first = batch.turn(script.id(), 0);
+      FakeOpenAi.Turn next = batch.turn(script.id(), 1);
+      double turn = next.receivedAt() - first.answeredAt();
+      turnTime.add(turn);
+      overhead.add(turn - t);
+      long firstArrival = calls.stream().mapToLong(SlowEndpoint.Call::arrivedAt).min().orElse(0);
+      long lastArrival = calls.stream().mapToLong(SlowEndpoint.Call::arrivedAt).max().orElse(0);
+      spread.add((double) (lastArrival - firstArrival));
+    }
+    result
+        .row("turn time", "ms", turnTime)
+        .row("turn time − t", "ms", overhead, Target.atMost(50, "ms"))
+        .row("first → last of the k calls reaching the endpoint", "ms", spread);
+    return result;
+  }
+
+  /** Resident memory of every process now, and their sum. */
+  ScenarioResult footprintAtRest(ScenarioResult result) {
+    Map<String, Double> rss = new LinkedHashMap<>();
+    stack.pids().forEach((name, pid) -> rss.put(name, Proc.rssMiB(pid)));
+    result.details.put("atRestMiB", rss);
+    double services =
+        rss.entrySet().stream()
+            .filter(e -> stack.services.containsKey(e.getKey()))
+            .mapToDouble(Map.Entry::getValue)
+            .sum();
+    result.row("RSS at rest, six services", "MiB", List.of(services));
+    result.row(
+        "RSS at rest, all (with Kafka + Mongo JVM)",
+        "MiB",
+        List.of(rss.values().stream().mapToDouble(Double::doubleValue).sum()));
+    return result;
+  }
+
+  void footprintUnderLoad(ScenarioResult result) {
+    if (peakTotalRss.isEmpty()) {
+      return;
+    }
+    result.details.put("peakUnderScenario4MiB", peakRss);
+    result.row("RSS peak under scenario 4, all", "MiB", peakTotalRss);
+    peakRss.forEach((name, mib) -> result.row("  peak " + name, "MiB", List.of(mib)));
+  }
+
+  private void sampleRss(AtomicBoolean sampling) {
+    Map<String, Long> pids = stack.pids();
+    double peakTotal = 0;
+    while (sampling.get()) {
+      double total = 0;
+      for (Map.Entry<String, Long> e : pids.entrySet()) {
+        double mib = Proc.rssMiB(e.getValue());
+        total += mib;
+        peakRss.merge(e.getKey(), mib, Math::max);
+      }
+      peakTotal = Math.max(peakTotal, total);
+      try {
+        Thread.sleep(FOOTPRINT_SAMPLE);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+    if (peakTotal > 0) {
+      peakTotalRss.add(peakTotal);
+    }
+  }
+
+  private Batch batch(String label, List<Script> scripts) {
+    Batch batch = Batch.run(stack, driver, scripts.getFirst().group(), scripts, BATCH_TIMEOUT);
+    requireAllSucceeded(batch);
+    say.accept(
+        "  %s: %d sub-agents done in %.1f s"
+            .formatted(label, scripts.size(), (batch.lastEndedAt() - batch.postedAt) / 1000.0));
+    return batch;
+  }
+
+  /** n sub-agents, rounds tool rounds each, instant model and tool. */
+  private List<Script> instant(int n, int rounds) {
+    String group = "g" + (++batches);
+    List<Script> scripts = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      scripts.add(new Script(group + "-" + i, group, rounds, 1, "read_doc", 0, 0, 0));
+    }
+    return scripts;
+  }
+
+  private static void requireAllSucceeded(Batch batch) {
+    if (batch.succeeded() != batch.scripts.size()) {
+      throw new IllegalStateException(
+          "batch %s: %d of %d tasks succeeded; see bench/target/run/logs"
+              .formatted(batch.group, batch.succeeded(), batch.scripts.size()));
+    }
+  }
+
+  private static void join(Thread thread) {
+    try {
+      thread.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
