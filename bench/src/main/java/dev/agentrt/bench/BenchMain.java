@@ -44,7 +44,7 @@ public final class BenchMain {
         WORK.resolve("logs"));
     List<ScenarioResult> results = new ArrayList<>();
     try (BenchStack stack = BenchStack.start(repoRoot, WORK, options.serviceJvmOptions())) {
-      say("ready; http_get tool %s", stack.hasHttpGet ? "present" : "absent");
+      say("ready");
       Scenarios scenarios = new Scenarios(stack, options, BenchMain::say);
       say("warming up");
       scenarios.warmUp();

@@ -29,7 +29,7 @@ import java.util.Map;
  */
 final class BenchStack implements AutoCloseable {
 
-  static final String HTTP_GET = "http_get";
+  static final String HTTP_GET = ToolCatalog.HTTP_GET;
   private static final Duration START_TIMEOUT = Duration.ofMinutes(4);
 
   final KafkaBroker kafka;
@@ -38,7 +38,6 @@ final class BenchStack implements AutoCloseable {
   final FakeOpenAi model;
   final MongoClient mongoClient;
   final Map<String, ServiceProcess> services = new LinkedHashMap<>();
-  final boolean hasHttpGet = ToolCatalog.find(HTTP_GET).isPresent();
 
   private BenchStack(KafkaBroker kafka, EmbeddedMongo mongo, SlowEndpoint slow, FakeOpenAi model) {
     this.kafka = kafka;
@@ -120,7 +119,7 @@ final class BenchStack implements AutoCloseable {
   }
 
   private Path writeAgentsFile(Path file) {
-    String tools = hasHttpGet ? "[read_doc, http_get]" : "[read_doc]";
+    String tools = "[read_doc, http_get]";
     String yaml =
         """
         # Written by the benchmark: one agent that does what the fake model's script says.

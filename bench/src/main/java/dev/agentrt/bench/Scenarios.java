@@ -258,10 +258,6 @@ final class Scenarios {
     result.parameters.put(
         "turnTime",
         "model's answer with the k calls sent → next model turn received (all k results back)");
-    if (!stack.hasHttpGet) {
-      result.skipped = "skipped: no http_get tool";
-      return result;
-    }
     List<Double> turnTime = new ArrayList<>(),
         overhead = new ArrayList<>(),
         spread = new ArrayList<>();

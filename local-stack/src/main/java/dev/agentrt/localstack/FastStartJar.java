@@ -14,7 +14,8 @@ import java.util.stream.Stream;
  * target/fast-start/} next to it, and run with a class-data-sharing archive that the JVM writes on
  * the first run and maps on later ones ({@code -XX:+AutoCreateSharedArchive}, JDK 19+). One service
  * alone starts in 1.8 s instead of 3.9 s on this project's machines. A rebuilt jar is extracted
- * again; a stale archive is rewritten by the JVM itself.
+ * again; a stale archive is rewritten by the JVM itself. The JVM writes the archive in place when
+ * it exits: two processes of one service must not share an archive file (the caller chooses it).
  */
 final class FastStartJar {
 
@@ -24,7 +25,7 @@ final class FastStartJar {
    * The JVM arguments that run {@code jar} from its extracted copy, extracting it if needed; just
    * {@code -jar jar} when it is not a Spring Boot jar.
    */
-  static List<String> jvmArguments(Path java, Path jar) {
+  static List<String> jvmArguments(Path java, Path jar, Path archive) {
     String name = jar.getFileName().toString();
     Path dir = jar.resolveSibling("fast-start");
     Path extracted = dir.resolve(name);
@@ -32,7 +33,7 @@ final class FastStartJar {
       return List.of("-jar", jar.toString());
     }
     return List.of(
-        "-XX:SharedArchiveFile=" + dir.resolve(name.replaceFirst("\\.jar$", ".jsa")),
+        "-XX:SharedArchiveFile=" + archive,
         "-XX:+AutoCreateSharedArchive",
         "-Xlog:cds=off,cds+dynamic=off",
         "-jar",

@@ -95,7 +95,10 @@ public final class ServiceProcess implements AutoCloseable {
     if (mode == JvmMode.FAST_START) {
       command.addAll(FAST_START_OPTIONS);
       command.addAll(jvmOptions);
-      command.addAll(FastStartJar.jvmArguments(java, jar));
+      // The archive lives beside the log: one per stack, never written by one JVM while another
+      // of the same service maps it (that crashed JVMs: SIGSEGV in LambdaProxyClassDictionary).
+      Path archive = logFile.toAbsolutePath().resolveSibling(service + ".jsa");
+      command.addAll(FastStartJar.jvmArguments(java, jar, archive));
     } else {
       command.addAll(jvmOptions);
       command.addAll(List.of("-jar", jar.toString()));
