@@ -1,20 +1,28 @@
 package dev.agentrt.systemtests;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import dev.agentrt.events.ChatMessageAdded;
+import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.Topics;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Date;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -182,6 +190,47 @@ class PipelineIT {
     await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
     assertThat(everything).hasSizeGreaterThan(10);
     assertThat(documentCounts()).isEqualTo(before);
+  }
+
+  @Test
+  void aMessageWhoseWriterCrashedBeforePublishingIsPublishedByTheRelayAndAnswered() {
+    String chatId = api.createChat();
+    String messageId = UUID.randomUUID().toString();
+    Instant now = Instant.now();
+    ChatMessageAdded added =
+        new ChatMessageAdded(UUID.randomUUID().toString(), now, chatId, messageId, "user", null);
+    Document entry =
+        new Document("eventId", added.eventId())
+            .append("ceType", added.type().ceType())
+            .append("topic", added.type().topic())
+            .append("key", added.key())
+            .append("occurredAt", Date.from(now))
+            .append("payload", new String(new EventCodec().encode(added), UTF_8));
+    try (MongoClient client = MongoClients.create(stack.mongo.uri())) {
+      MongoCollection<Document> messages =
+          client.getDatabase("agentrt").getCollection("chat_messages");
+      // What the orchestrator's write leaves when the process dies before it publishes.
+      messages.insertOne(
+          new Document("_id", messageId)
+              .append("chatId", chatId)
+              .append("role", "user")
+              .append("content", "Hello!")
+              .append("createdAt", Date.from(now))
+              .append("outbox", List.of(entry)));
+
+      JsonNode answered = awaitMessages(chatId, m -> m.size() == 2);
+
+      assertThat(answered.get(1).path("role").asString()).isEqualTo("assistant");
+      await()
+          .atMost(RUN_TIMEOUT)
+          .until(
+              () ->
+                  messages
+                      .find(new Document("_id", messageId))
+                      .first()
+                      .getList("outbox", Document.class),
+              List::isEmpty);
+    }
   }
 
   @Test

@@ -25,6 +25,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -40,6 +41,9 @@ import tools.jackson.databind.json.JsonMapper;
  * named {@code <server>__<tool>}.
  */
 public final class McpServer implements ToolSource, AutoCloseable {
+
+  /** Lists the SDK brought after a change notification: a slower first listing must not win. */
+  private final AtomicLong relistings = new AtomicLong();
 
   private static final Logger log = LoggerFactory.getLogger(McpServer.class);
   private static final JsonMapper MAPPER = JsonMapper.builder().build();
@@ -104,9 +108,10 @@ public final class McpServer implements ToolSource, AutoCloseable {
               // The runner bounds each call by its tool's timeout; this only bounds a lost answer.
               .requestTimeout(settings.longestTimeout(config.timeout()).plusSeconds(5))
               .initializationTimeout(Duration.ofSeconds(30))
-              .toolsChangeConsumer(this::listed)
+              .toolsChangeConsumer(this::relisted)
               .build();
       try {
+        long before = relistings.get();
         fresh.initialize();
         List<McpSchema.Tool> all = new ArrayList<>();
         String cursor = null;
@@ -117,7 +122,9 @@ public final class McpServer implements ToolSource, AutoCloseable {
         } while (cursor != null);
         client = fresh;
         exited = watch(transport, fresh);
-        listed(all);
+        if (relistings.get() == before) {
+          listed(all); // else a list_changed during this listing brought a newer list already
+        }
       } catch (RuntimeException e) {
         fresh.close();
         throw e;
@@ -164,6 +171,12 @@ public final class McpServer implements ToolSource, AutoCloseable {
     StdioClientTransport transport = new StdioClientTransport(parameters, json);
     transport.setStdErrorHandler(line -> log.debug("MCP server {}: {}", name, line));
     return transport;
+  }
+
+  /** The SDK's new list after the server said {@code notifications/tools/list_changed}. */
+  private void relisted(List<McpSchema.Tool> listed) {
+    relistings.incrementAndGet();
+    listed(listed);
   }
 
   private void listed(List<McpSchema.Tool> listed) {

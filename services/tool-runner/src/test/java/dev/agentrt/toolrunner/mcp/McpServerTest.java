@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -81,24 +80,24 @@ class McpServerTest {
 
   @Test
   void aListChangedNotificationRefreshesTheRegistry() {
-    // server-everything registers more tools once initialized and announces them with
-    // notifications/tools/list_changed; the registry reads the list again each time.
-    McpServer everything = new McpServer("everything", McpTestServers.everything(null), SETTINGS);
-    started.add(everything);
-    AtomicInteger listings = new AtomicInteger();
-    everything.onChange(listings::incrementAndGet);
-    Toolbox toolbox = new Toolbox(List.of(everything));
+    // changing-server.mjs registers a tool when add_tool is called, and announces it with
+    // notifications/tools/list_changed; the registry reads the list again.
+    McpServer changing = new McpServer("changing", McpTestServers.changing(), SETTINGS);
+    started.add(changing);
+    Toolbox toolbox = new Toolbox(List.of(changing));
     List<List<String>> seen = new CopyOnWriteArrayList<>();
     toolbox.onChange(() -> seen.add(toolbox.names()));
+    changing.start();
+    assertThat(toolbox.names()).contains("changing__add_tool").doesNotContain("changing__late");
 
-    everything.start();
+    ToolOutcome added = toolbox.run("changing__add_tool", "{\"name\":\"late\"}");
 
+    assertThat(added).isInstanceOf(ToolOutcome.Success.class);
     await()
         .atMost(Duration.ofSeconds(30))
-        .untilAsserted(() -> assertThat(listings).hasValueGreaterThan(1));
-    assertThat(seen).isNotEmpty();
-    assertThat(seen.getLast())
-        .contains("everything__simulate-research-query", "everything__get-sum");
+        .untilAsserted(() -> assertThat(toolbox.names()).contains("changing__late"));
+    assertThat(seen.getLast()).contains("changing__add_tool", "changing__late");
+    assertThat(toolbox.run("changing__late", "{}").json()).contains("hello from late");
   }
 
   @Test

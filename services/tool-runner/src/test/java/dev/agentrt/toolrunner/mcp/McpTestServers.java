@@ -32,6 +32,14 @@ public final class McpTestServers {
             + " (.ci/run does it)");
   }
 
+  /**
+   * {@code changing-server.mjs}: a server whose tool list grows when {@code add_tool} is called.
+   */
+  public static McpProperties.Server changing() {
+    return McpProperties.Server.stdio(
+        "node", List.of(MODULES.resolveSibling("changing-server.mjs").toString()), null);
+  }
+
   /** {@code @modelcontextprotocol/server-everything} over stdio. */
   public static McpProperties.Server everything(@Nullable Duration timeout) {
     return McpProperties.Server.stdio("node", List.of(EVERYTHING.toString(), "stdio"), timeout);
