@@ -210,8 +210,13 @@ final class FakeOpenAi implements AutoCloseable {
               + "&call="
               + call);
     }
-    return args.put("path", "tools.md");
+    // A different document each round: the same call with the same result again and again is
+    // what the loop's repeat check stops (a warning at 3, the run fails at 4).
+    return args.put("path", DOCS.get((round + call) % DOCS.size()));
   }
+
+  private static final List<String> DOCS =
+      List.of("tools.md", "kafka.md", "mongodb.md", "agents.md", "architecture.md");
 
   private static String completion(String content, ArrayNode toolCalls) {
     ObjectNode body = JSON.createObjectNode();
