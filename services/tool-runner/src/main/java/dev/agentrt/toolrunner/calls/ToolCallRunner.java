@@ -124,7 +124,7 @@ class ToolCallRunner implements DisposableBean {
   }
 
   private void runAndAnswer(ToolCall call) {
-    record(
+    recordEvent(
         call,
         RunEvent.TOOL_CALL_START,
         RunLedger.data(
@@ -153,7 +153,7 @@ class ToolCallRunner implements DisposableBean {
     try {
       boolean stored = calls.record(call.id(), outcome, latencyMs);
       if (stored) {
-        record(
+        recordEvent(
             call,
             RunEvent.TOOL_CALL_RESULT,
             RunLedger.data(
@@ -187,7 +187,8 @@ class ToolCallRunner implements DisposableBean {
     }
   }
 
-  private void record(ToolCall call, String type, Map<String, Object> data) {
+  /** Appends a run event of this call to its chat's ledger (agent unknown here: null). */
+  private void recordEvent(ToolCall call, String type, Map<String, Object> data) {
     ledger.append(
         call.chatId(), type + "/" + call.id(), type, call.taskId(), call.subAgentId(), null, data);
   }
