@@ -1,17 +1,18 @@
 package dev.agentrt.systemtests;
 
+import static dev.agentrt.systemtests.OpenAiWire.respond;
+
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A local server speaking the OpenAI chat-completions wire format, for the services' real
@@ -21,7 +22,7 @@ import tools.jackson.databind.node.ObjectNode;
  * <ul>
  *   <li>{@code [repeat] …}: calls {@code read_doc} on {@code kafka.md}, every time;
  *   <li>{@code [loop] …}: calls {@code search_docs} with a new query every time;
- *   <li>{@code [hang] …}: holds the call for {@link #HANG}, then calls {@code search_docs};
+ *   <li>{@code [hang] …}: holds the call until the server closes, then calls {@code search_docs};
  *   <li>anything else: HTTP 500, counting the agent turns it refused.
  * </ul>
  *
@@ -29,13 +30,12 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class FakeOpenAiServer implements AutoCloseable {
 
-  private static final JsonMapper JSON = JsonMapper.builder().build();
-
-  static final Duration HANG = Duration.ofSeconds(12);
+  private static final JsonMapper JSON = OpenAiWire.JSON;
 
   private final HttpServer server;
   final AtomicInteger refusedAgentTurns = new AtomicInteger();
   final AtomicInteger agentTurns = new AtomicInteger();
+  private final CountDownLatch closing = new CountDownLatch(1);
 
   FakeOpenAiServer() {
     try {
@@ -55,18 +55,11 @@ final class FakeOpenAiServer implements AutoCloseable {
   private void complete(HttpExchange exchange) throws IOException {
     JsonNode request = JSON.readTree(exchange.getRequestBody());
     JsonNode messages = request.path("messages");
-    String system = messages.path(0).path("content").asString("");
-    if (system.contains("Context: ")) {
-      String instruction = messages.path(messages.size() - 1).path("content").asString();
-      ObjectNode decision =
-          JSON.createObjectNode()
-              .put("action", "new_task")
-              .put("agent", "researcher")
-              .put("instruction", instruction);
-      respond(exchange, 200, completion(JSON.writeValueAsString(decision)));
+    if (OpenAiWire.isDecision(request)) {
+      respond(exchange, 200, OpenAiWire.newResearchTask(request));
       return;
     }
-    if (request.path("tools").isArray() && !request.path("tools").isEmpty()) {
+    if (OpenAiWire.isAgentTurn(request)) {
       String instruction = messages.path(1).path("content").asString("");
       int turn = 0;
       for (JsonNode m : messages) {
@@ -86,7 +79,7 @@ final class FakeOpenAiServer implements AutoCloseable {
       if (instruction.startsWith("[hang]")) {
         agentTurns.incrementAndGet();
         try {
-          Thread.sleep(HANG);
+          closing.await();
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
@@ -101,51 +94,13 @@ final class FakeOpenAiServer implements AutoCloseable {
         "{\"error\":{\"message\":\"the fake provider is down\",\"type\":\"server_error\"}}");
   }
 
-  private static String completion(String content) {
-    ObjectNode body = JSON.createObjectNode();
-    ObjectNode choice = head(body);
-    choice.put("finish_reason", "stop");
-    choice.putObject("message").put("role", "assistant").put("content", content);
-    return withUsage(body);
-  }
-
   private static String toolCall(String id, String name, String arguments) {
-    ObjectNode body = JSON.createObjectNode();
-    ObjectNode choice = head(body);
-    choice.put("finish_reason", "tool_calls");
-    ObjectNode message = choice.putObject("message").put("role", "assistant");
-    message.putNull("content");
-    ObjectNode call =
-        message.putArray("tool_calls").addObject().put("id", id).put("type", "function");
-    call.putObject("function").put("name", name).put("arguments", arguments);
-    return withUsage(body);
-  }
-
-  private static ObjectNode head(ObjectNode body) {
-    body.put("id", "chatcmpl-fake").put("object", "chat.completion").put("created", 1_700_000_000L);
-    body.put("model", "fake");
-    return body.putArray("choices").addObject().put("index", 0);
-  }
-
-  private static String withUsage(ObjectNode body) {
-    body.putObject("usage")
-        .put("prompt_tokens", 20)
-        .put("completion_tokens", 10)
-        .put("total_tokens", 30);
-    return JSON.writeValueAsString(body);
-  }
-
-  private static void respond(HttpExchange exchange, int status, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().add("Content-Type", "application/json");
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (var out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
+    return OpenAiWire.toolCalls(List.of(new OpenAiWire.ToolCall(id, name, arguments)));
   }
 
   @Override
   public void close() {
+    closing.countDown();
     server.stop(0);
   }
 }

@@ -5,10 +5,11 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -19,8 +20,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A model over the OpenAI chat-completions wire format that behaves like a working one, for fault
@@ -70,7 +69,7 @@ final class ScriptedOpenAiServer implements AutoCloseable {
     }
   }
 
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final JsonMapper JSON = OpenAiWire.JSON;
 
   private final HttpServer server;
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
@@ -112,37 +111,25 @@ final class ScriptedOpenAiServer implements AutoCloseable {
   private void complete(HttpExchange exchange) throws IOException {
     JsonNode request = JSON.readTree(exchange.getRequestBody());
     JsonNode messages = request.path("messages");
-    String system = messages.path(0).path("content").asString("");
-    boolean agentTurn = request.path("tools").isArray() && !request.path("tools").isEmpty();
     Call kind =
-        system.contains("Context: ")
+        OpenAiWire.isDecision(request)
             ? Call.DECISION
-            : agentTurn ? Call.AGENT_TURN : Call.FINAL_ANSWER;
+            : OpenAiWire.isAgentTurn(request) ? Call.AGENT_TURN : Call.FINAL_ANSWER;
     Gate gate = gates.get(kind);
     if (gate != null) {
       gate.pass();
     }
     String reply =
         switch (kind) {
-          case DECISION -> decision(messages);
+          case DECISION -> OpenAiWire.newResearchTask(request);
           case AGENT_TURN -> agentTurn(messages);
-          case FINAL_ANSWER -> text("Here is what the researcher found.");
+          case FINAL_ANSWER -> OpenAiWire.text("Here is what the researcher found.");
         };
     try {
-      respond(exchange, reply);
+      OpenAiWire.respond(exchange, 200, reply);
     } catch (IOException callerGone) {
       // The service that asked was killed while the call was held: nobody reads the answer.
     }
-  }
-
-  private static String decision(JsonNode messages) {
-    String instruction = messages.path(messages.size() - 1).path("content").asString();
-    ObjectNode decision =
-        JSON.createObjectNode()
-            .put("action", "new_task")
-            .put("agent", "researcher")
-            .put("instruction", instruction);
-    return text(JSON.writeValueAsString(decision));
   }
 
   private String agentTurn(JsonNode messages) {
@@ -160,7 +147,7 @@ final class ScriptedOpenAiServer implements AutoCloseable {
       }
     }
     if (!answered.isEmpty() || userMessages > 1) {
-      return text("Done: " + instruction + " (" + answered.size() + " results read)");
+      return OpenAiWire.text("Done: " + instruction + " (" + answered.size() + " results read)");
     }
     if (instruction.contains("ask")) {
       return toolCalls(Map.of("ask_user", "{\"question\":\"Which subject?\"}"));
@@ -174,49 +161,15 @@ final class ScriptedOpenAiServer implements AutoCloseable {
 
   /** An assistant message with these tool calls; a key's part before '#' is the tool name. */
   private static String toolCalls(Map<String, String> calls) {
-    ObjectNode body = completion("tool_calls");
-    ObjectNode message = (ObjectNode) body.path("choices").path(0).path("message");
-    message.putNull("content");
-    ArrayNode array = message.putArray("tool_calls");
+    List<OpenAiWire.ToolCall> list = new ArrayList<>();
     calls.forEach(
-        (name, arguments) -> {
-          ObjectNode call = array.addObject();
-          call.put("id", "call_" + UUID.randomUUID().toString().replace("-", ""));
-          call.put("type", "function");
-          call.putObject("function")
-              .put("name", name.replaceFirst("#.*", ""))
-              .put("arguments", arguments);
-        });
-    return JSON.writeValueAsString(body);
-  }
-
-  private static String text(String content) {
-    ObjectNode body = completion("stop");
-    ((ObjectNode) body.path("choices").path(0).path("message")).put("content", content);
-    return JSON.writeValueAsString(body);
-  }
-
-  private static ObjectNode completion(String finishReason) {
-    ObjectNode body = JSON.createObjectNode();
-    body.put("id", "chatcmpl-" + UUID.randomUUID()).put("object", "chat.completion");
-    body.put("created", 1_700_000_000L).put("model", "fake");
-    ObjectNode choice = body.putArray("choices").addObject();
-    choice.put("index", 0).put("finish_reason", finishReason);
-    choice.putObject("message").put("role", "assistant");
-    body.putObject("usage")
-        .put("prompt_tokens", 20)
-        .put("completion_tokens", 10)
-        .put("total_tokens", 30);
-    return body;
-  }
-
-  private static void respond(HttpExchange exchange, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().add("Content-Type", "application/json");
-    exchange.sendResponseHeaders(200, bytes.length);
-    try (var out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
+        (name, arguments) ->
+            list.add(
+                new OpenAiWire.ToolCall(
+                    "call_" + UUID.randomUUID().toString().replace("-", ""),
+                    name.replaceFirst("#.*", ""),
+                    arguments)));
+    return OpenAiWire.toolCalls(list);
   }
 
   @Override

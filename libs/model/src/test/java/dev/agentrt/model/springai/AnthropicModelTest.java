@@ -149,7 +149,7 @@ class AnthropicModelTest {
         SpringAiModel.anthropic(Conversations.anthropic(provider, Duration.ofMillis(200)));
     provider.answer(
         Response.ok(message("{\"type\":\"text\",\"text\":\"late\"}", "end_turn"))
-            .after(Duration.ofSeconds(3)));
+            .heldUntilClosed());
 
     ModelException failure = failure(impatient);
 

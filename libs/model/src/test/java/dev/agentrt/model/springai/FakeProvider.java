@@ -5,11 +5,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -21,23 +21,27 @@ final class FakeProvider implements AutoCloseable {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
-  /** One scripted answer. */
-  record Response(int status, Map<String, String> headers, String body, Duration delay) {
+  /**
+   * One scripted answer.
+   *
+   * @param held sent only when the provider closes: slower than any client timeout
+   */
+  record Response(int status, Map<String, String> headers, String body, boolean held) {
 
     static Response ok(String body) {
-      return new Response(200, Map.of(), body, Duration.ZERO);
+      return new Response(200, Map.of(), body, false);
     }
 
     static Response status(int status, String body) {
-      return new Response(status, Map.of(), body, Duration.ZERO);
+      return new Response(status, Map.of(), body, false);
     }
 
     Response withHeader(String name, String value) {
-      return new Response(status, Map.of(name, value), body, delay);
+      return new Response(status, Map.of(name, value), body, held);
     }
 
-    Response after(Duration delay) {
-      return new Response(status, headers, body, delay);
+    Response heldUntilClosed() {
+      return new Response(status, headers, body, true);
     }
   }
 
@@ -60,6 +64,7 @@ final class FakeProvider implements AutoCloseable {
   private final HttpServer server;
   private final ConcurrentLinkedQueue<Response> responses = new ConcurrentLinkedQueue<>();
   private final List<Request> requests = new CopyOnWriteArrayList<>();
+  private final CountDownLatch closing = new CountDownLatch(1);
 
   FakeProvider() {
     try {
@@ -81,10 +86,12 @@ final class FakeProvider implements AutoCloseable {
           if (response == null) {
             response = Response.status(500, "{\"error\":{\"message\":\"nothing scripted\"}}");
           }
-          try {
-            Thread.sleep(response.delay());
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+          if (response.held()) {
+            try {
+              closing.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
           }
           exchange.getResponseHeaders().add("Content-Type", "application/json");
           response.headers().forEach(exchange.getResponseHeaders()::add);
@@ -120,6 +127,7 @@ final class FakeProvider implements AutoCloseable {
 
   @Override
   public void close() {
+    closing.countDown();
     server.stop(0);
   }
 }

@@ -154,8 +154,7 @@ class OpenAiModelTest {
   void answerSlowerThanTheTimeoutIsATransientTimeout() {
     SpringAiModel impatient =
         SpringAiModel.openAi(Conversations.openAi(provider, "k", Duration.ofMillis(200)));
-    provider.answer(
-        Response.ok(completion("\"late\"", "\"stop\"", "")).after(Duration.ofSeconds(3)));
+    provider.answer(Response.ok(completion("\"late\"", "\"stop\"", "")).heldUntilClosed());
 
     ModelException failure = failure(impatient);
 
