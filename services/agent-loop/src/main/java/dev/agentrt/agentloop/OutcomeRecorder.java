@@ -202,21 +202,7 @@ class OutcomeRecorder {
             + "\nThe schema:\n"
             + schema
             + "\nReply with only the corrected JSON.";
-    SubAgentMessage repair =
-        conversations.append(
-            subAgent,
-            new NewMessage(
-                messageId,
-                SubAgentMessage.USER,
-                request,
-                List.of(),
-                null,
-                List.of(
-                    entry(
-                        SubAgentConversations.added(
-                            subAgent, messageId, SubAgentMessage.USER, now)))),
-            now);
-    outbox.publish(Collections.SUB_AGENT_MESSAGES, repair.id(), repair.outbox());
+    prompt(subAgent, messageId, request, now);
   }
 
   /**
@@ -239,18 +225,35 @@ class OutcomeRecorder {
   void warnOfRepeats(SubAgent subAgent, ConversationState conversation, int repeats) {
     Instant now = clock.instant();
     String messageId = Ids.derived(subAgent.id(), "repeats-" + conversation.lastSeq());
-    Appended warning =
-        conversations.appendIfAbsent(
+    ledger.append(
+        subAgent,
+        "repeats/" + messageId,
+        RunEvent.BUDGET_WARNING,
+        RunLedger.data("limit", "repeats", "used", repeats, "max", repeats + 1));
+    prompt(
+        subAgent,
+        messageId,
+        ConversationState.STAGNATION_PROMPT
+            + " your last "
+            + repeats
+            + " tool calls were the same call with the same result. Do something"
+            + " different (another tool, other arguments) or give your final answer;"
+            + " the same call again stops the run.",
+        now);
+  }
+
+  /**
+   * Appends a user message of the loop's own (a repair request, a warning) unless it is there, and
+   * announces it, which wakes the loop for the next turn.
+   */
+  private void prompt(SubAgent subAgent, String messageId, String text, Instant now) {
+    SubAgentMessage prompt =
+        conversations.append(
             subAgent,
             new NewMessage(
                 messageId,
                 SubAgentMessage.USER,
-                ConversationState.STAGNATION_PROMPT
-                    + " your last "
-                    + repeats
-                    + " tool calls were the same call with the same result. Do something"
-                    + " different (another tool, other arguments) or give your final answer;"
-                    + " the same call again stops the run.",
+                text,
                 List.of(),
                 null,
                 List.of(
@@ -258,13 +261,7 @@ class OutcomeRecorder {
                         SubAgentConversations.added(
                             subAgent, messageId, SubAgentMessage.USER, now)))),
             now);
-    ledger.append(
-        subAgent,
-        "repeats/" + messageId,
-        RunEvent.BUDGET_WARNING,
-        RunLedger.data("limit", "repeats", "used", repeats, "max", repeats + 1));
-    outbox.publish(
-        Collections.SUB_AGENT_MESSAGES, warning.message().id(), warning.message().outbox());
+    outbox.publish(Collections.SUB_AGENT_MESSAGES, prompt.id(), prompt.outbox());
   }
 
   /**

@@ -139,11 +139,7 @@ class ToolCallRunner implements DisposableBean {
     try {
       outcome = execute(call);
     } catch (RuntimeException e) {
-      log.warn(
-          "tool call {} ({}) unfinished, its lease will bring it back: {}",
-          call.id(),
-          call.name(),
-          e.toString());
+      unfinished(call, e);
       return;
     }
     recordAndAnswer(call, outcome, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
@@ -179,12 +175,16 @@ class ToolCallRunner implements DisposableBean {
           stored ? "" : " (another worker had already recorded it)");
       messages.answer(call.id());
     } catch (RuntimeException e) {
-      log.warn(
-          "tool call {} ({}) unfinished, its lease will bring it back: {}",
-          call.id(),
-          call.name(),
-          e.toString());
+      unfinished(call, e);
     }
+  }
+
+  private static void unfinished(ToolCall call, RuntimeException e) {
+    log.warn(
+        "tool call {} ({}) unfinished, its lease will bring it back: {}",
+        call.id(),
+        call.name(),
+        e.toString());
   }
 
   /** Appends a run event of this call to its chat's ledger (agent unknown here: null). */
