@@ -19,16 +19,7 @@ JARS=(bench/target/bench.jar)
 for service in orchestrator agent-init agent-loop tool-runner finalizer notifier; do
   JARS+=("services/$service/target/$service.jar")
 done
-needs_build() {
-  local jar oldest
-  for jar in "${JARS[@]}"; do
-    [[ -f "$jar" ]] || return 0
-  done
-  oldest=$(ls -t "${JARS[@]}" | tail -n 1)
-  [[ -n "$(find pom.xml ./*/pom.xml services/*/pom.xml libs/*/pom.xml \
-    ./*/src services/*/src libs/*/src -newer "$oldest" -type f -print -quit 2>/dev/null)" ]]
-}
-if needs_build; then
+if scripts/needs-build "${JARS[@]}"; then
   echo "building…"
   ./mvnw -B -q -DskipTests package -pl bench -am
 fi

@@ -15,17 +15,6 @@ java_major() {
   "$1" -version 2>&1 | sed -nE '1s/.*version "([0-9]+).*/\1/p'
 }
 
-# True when a jar is missing, or a source or pom is newer than the oldest jar.
-needs_build() {
-  local jar oldest
-  for jar in "${JARS[@]}"; do
-    [[ -f "$jar" ]] || return 0
-  done
-  oldest=$(ls -t "${JARS[@]}" | tail -n 1)
-  [[ -n "$(find pom.xml ./*/pom.xml services/*/pom.xml libs/*/pom.xml \
-    ./*/src services/*/src libs/*/src -newer "$oldest" -type f -print -quit 2>/dev/null)" ]]
-}
-
 wants_help() {
   local arg
   for arg in "$@"; do
@@ -44,7 +33,7 @@ if (($(java_major "$JAVA") >= 23)); then
   export MAVEN_OPTS="${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}"
 fi
 
-if ! { wants_help "$@" && [[ -f "$LAUNCHER" ]]; } && needs_build; then
+if ! { wants_help "$@" && [[ -f "$LAUNCHER" ]]; } && scripts/needs-build "${JARS[@]}"; then
   echo "building…"
   ./mvnw -B -q -DskipTests package
 fi
