@@ -1,16 +1,16 @@
 package dev.agentrt.localstack;
 
-import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.bson.Document;
+import dev.agentrt.localstack.mongo.IndexingH2Backend;
 import io.netty.channel.Channel;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The H2 backend of mongo-java-server, also answering {@code hello}: the name MongoDB uses for
- * {@code isMaster} since 4.4.2, which Spring Boot's MongoDB health indicator sends and
- * mongo-java-server does not know.
+ * The H2 backend of mongo-java-server with secondary indexes ({@link IndexingH2Backend}), also
+ * answering {@code hello}: the name MongoDB uses for {@code isMaster} since 4.4.2, which Spring
+ * Boot's MongoDB health indicator sends and mongo-java-server does not know.
  */
-final class HelloAnsweringBackend extends H2Backend {
+final class HelloAnsweringBackend extends IndexingH2Backend {
 
   /**
    * @param fileName the H2 file, or {@code null} for memory only

@@ -40,6 +40,22 @@ public class StoreIndexes implements InitializingBean {
     mongo
         .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
         .createIndex(new Index().on("subAgentId", Sort.Direction.ASC));
+    // The sweepers: runs past their deadline, turns and tool calls whose lease expired, tool calls
+    // nobody claimed. Each finds the few documents in that state among all ever stored.
+    mongo
+        .indexOps(Collections.SUB_AGENTS)
+        .createIndex(
+            new Index().on("status", Sort.Direction.ASC).on("deadline", Sort.Direction.ASC));
+    mongo
+        .indexOps(Collections.SUB_AGENTS)
+        .createIndex(new Index().on("turn.leaseUntil", Sort.Direction.ASC).sparse());
+    mongo
+        .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
+        .createIndex(
+            new Index().on("status", Sort.Direction.ASC).on("createdAt", Sort.Direction.ASC));
+    mongo
+        .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
+        .createIndex(new Index().on("leaseUntil", Sort.Direction.ASC).sparse());
     mongo
         .indexOps(Collections.RUN_EVENTS)
         .createIndex(

@@ -1,0 +1,127 @@
+package dev.agentrt.localstack.mongo;
+
+import de.bwaldvogel.mongo.backend.Missing;
+import de.bwaldvogel.mongo.backend.Utils;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.bson.ObjectId;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The documents of a collection by the values at one path: which positions hold a given string,
+ * ObjectId or boolean there (an array counts for each of its elements), and which hold any value at
+ * all. It answers "which documents can match this condition on the path" with a superset of them,
+ * or says it cannot narrow the condition; the query matcher still checks every candidate. Not
+ * thread-safe: the collection calls it under its own lock.
+ */
+final class FieldIndex {
+
+  /** Comparisons that only a document with a value at the path can satisfy. */
+  private static final Set<String> RANGE = Set.of("$lt", "$lte", "$gt", "$gte");
+
+  private final String path;
+  private final Map<Object, Set<Object>> positionsByValue = new HashMap<>();
+  private final Set<Object> positionsWithValue = new LinkedHashSet<>();
+
+  FieldIndex(String path) {
+    this.path = path;
+  }
+
+  void add(Object position, Document document) {
+    List<Object> values = valuesOf(document);
+    if (values.isEmpty()) {
+      return;
+    }
+    positionsWithValue.add(position);
+    for (Object value : values) {
+      if (isKey(value)) {
+        positionsByValue.computeIfAbsent(value, v -> new LinkedHashSet<>()).add(position);
+      }
+    }
+  }
+
+  void remove(Object position, Document document) {
+    List<Object> values = valuesOf(document);
+    if (values.isEmpty()) {
+      return;
+    }
+    positionsWithValue.remove(position);
+    for (Object value : values) {
+      Set<Object> positions = positionsByValue.get(value);
+      if (positions != null && positions.remove(position) && positions.isEmpty()) {
+        positionsByValue.remove(value);
+      }
+    }
+  }
+
+  /**
+   * The positions of every document that can satisfy {@code condition} (a query's value for this
+   * path), or null when this index cannot tell (null, {@code $ne}, {@code $exists}, regular
+   * expressions, values of other types …).
+   */
+  @Nullable Collection<Object> candidates(@Nullable Object condition) {
+    if (isKey(condition)) {
+      return positionsByValue.getOrDefault(condition, Set.of());
+    }
+    if (!(condition instanceof Document operators) || operators.isEmpty()) {
+      return null;
+    }
+    Collection<Object> narrowest = null;
+    for (Map.Entry<String, Object> operator : operators.entrySet()) {
+      Collection<Object> candidates = candidates(operator.getKey(), operator.getValue());
+      if (candidates != null && (narrowest == null || candidates.size() < narrowest.size())) {
+        narrowest = candidates;
+      }
+    }
+    return narrowest;
+  }
+
+  private @Nullable Collection<Object> candidates(String operator, @Nullable Object operand) {
+    if (operator.equals("$eq") && isKey(operand)) {
+      return positionsByValue.getOrDefault(operand, Set.of());
+    }
+    if (operator.equals("$in") && operand instanceof Collection<?> values) {
+      Set<Object> union = new LinkedHashSet<>();
+      for (Object value : values) {
+        if (!isKey(value)) {
+          return null; // null (matches a missing value), a regular expression …
+        }
+        union.addAll(positionsByValue.getOrDefault(value, Set.of()));
+      }
+      return union;
+    }
+    if (RANGE.contains(operator) && operand != null) {
+      return positionsWithValue;
+    }
+    return null;
+  }
+
+  /** The non-null values at the path, an array's elements one by one; empty if none. */
+  private List<Object> valuesOf(Document document) {
+    Object value = Utils.getSubdocumentValueCollectionAware(document, path);
+    List<Object> values = new ArrayList<>();
+    collect(value, values);
+    return values;
+  }
+
+  private static void collect(@Nullable Object value, List<Object> values) {
+    if (value instanceof Collection<?> elements) {
+      for (Object element : elements) {
+        collect(element, values);
+      }
+    } else if (value != null && !(value instanceof Missing)) {
+      values.add(value);
+    }
+  }
+
+  /** A value whose equality is plain {@code equals}, whatever the BSON normalisation does. */
+  private static boolean isKey(@Nullable Object value) {
+    return value instanceof String || value instanceof ObjectId || value instanceof Boolean;
+  }
+}
