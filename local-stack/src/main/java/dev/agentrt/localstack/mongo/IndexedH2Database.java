@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * An H2 database whose collections narrow queries with indexes ({@link IndexedH2Collection}): the
  * first key of every index created — non-unique ones, which the library otherwise ignores, and
- * compound unique ones, which it uses only for an exact match on all their keys.
+ * compound unique ones, which it uses only for an exact match on all their keys. Unique indexes,
+ * {@code _id} included, are {@link HashUniqueIndex}es.
  */
 final class IndexedH2Database extends H2Database {
 
@@ -61,7 +62,7 @@ final class IndexedH2Database extends H2Database {
     if (keys.size() > 1) {
       indexFirstKey(collectionName, keys);
     }
-    return super.openOrCreateUniqueIndex(collectionName, indexName, keys, sparse);
+    return new HashUniqueIndex(indexName, keys, sparse);
   }
 
   @Override

@@ -1,7 +1,9 @@
 package dev.agentrt.localstack.mongo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
@@ -70,6 +72,32 @@ class IndexingH2BackendTest {
         write.apply(reopened.calls());
       }
       assertSameAnswers(plain, reopened, new Random(4));
+    }
+  }
+
+  @Test
+  void keepsUniqueKeysUniqueAcrossReopening(@TempDir Path dir) {
+    String file = dir.resolve("unique.mv").toString();
+    Document first = new Document("_id", "m-1").append("subAgentId", "a").append("seq", 1);
+    try (Server indexed = new Server(new IndexingH2Backend(file))) {
+      indexed.calls().insertOne(first);
+      assertThatThrownBy(() -> indexed.calls().insertOne(new Document(first).append("_id", "m-2")))
+          .isInstanceOf(MongoWriteException.class)
+          .hasMessageContaining("E11000");
+    }
+    try (Server reopened = new Server(new IndexingH2Backend(file))) {
+      assertThatThrownBy(() -> reopened.calls().insertOne(new Document("_id", "m-1")))
+          .hasMessageContaining("E11000");
+      assertThatThrownBy(() -> reopened.calls().insertOne(new Document(first).append("_id", "m-3")))
+          .hasMessageContaining("E11000");
+      reopened.calls().insertOne(new Document(first).append("_id", "m-4").append("seq", 2));
+      assertThat(
+              ids(
+                  reopened
+                      .calls()
+                      .find(Filters.eq("subAgentId", "a"))
+                      .sort(Sorts.ascending("seq"))))
+          .containsExactly("m-1", "m-4");
     }
   }
 
