@@ -73,12 +73,12 @@ public class SubAgentConversations {
   /**
    * Appends the message unless one with its id is already there, saying which happened. Of two
    * concurrent appends of the same message exactly one reports {@code inserted}.
+   *
+   * <p>No read comes first: the message takes the next {@code seq} and is inserted; a duplicate key
+   * on its id says it was appended before (the sequence number this attempt took stays unused, a
+   * harmless gap).
    */
   public Appended appendIfAbsent(SubAgent subAgent, NewMessage message, Instant now) {
-    SubAgentMessage existing = mongo.findById(message.id(), SubAgentMessage.class);
-    if (existing != null) {
-      return new Appended(existing, false);
-    }
     SubAgent counted =
         mongo.findAndModify(
             Query.query(Criteria.where("_id").is(subAgent.id())),
@@ -105,8 +105,12 @@ public class SubAgentConversations {
             message.outbox());
     try {
       return new Appended(mongo.insert(stored), true);
-    } catch (DuplicateKeyException appendedMeanwhile) {
-      return new Appended(mongo.findById(message.id(), SubAgentMessage.class), false);
+    } catch (DuplicateKeyException duplicate) {
+      SubAgentMessage appendedBefore = mongo.findById(message.id(), SubAgentMessage.class);
+      if (appendedBefore == null) {
+        throw duplicate; // not its id: another key clashed, nothing was appended
+      }
+      return new Appended(appendedBefore, false);
     }
   }
 
