@@ -67,6 +67,11 @@ public class SubAgentConversations {
    * @return the stored message: the new one, or the one appended earlier with the same id
    */
   public SubAgentMessage append(SubAgent subAgent, NewMessage message, Instant now) {
+    return append(SubAgentIds.of(subAgent), message, now);
+  }
+
+  /** {@link #append(SubAgent, NewMessage, Instant)} knowing only the sub-agent's ids. */
+  public SubAgentMessage append(SubAgentIds subAgent, NewMessage message, Instant now) {
     return appendIfAbsent(subAgent, message, now).message();
   }
 
@@ -79,19 +84,24 @@ public class SubAgentConversations {
    * harmless gap).
    */
   public Appended appendIfAbsent(SubAgent subAgent, NewMessage message, Instant now) {
+    return appendIfAbsent(SubAgentIds.of(subAgent), message, now);
+  }
+
+  /** {@link #appendIfAbsent(SubAgent, NewMessage, Instant)} knowing only the sub-agent's ids. */
+  public Appended appendIfAbsent(SubAgentIds subAgent, NewMessage message, Instant now) {
     SubAgent counted =
         mongo.findAndModify(
-            Query.query(Criteria.where("_id").is(subAgent.id())),
+            Query.query(Criteria.where("_id").is(subAgent.subAgentId())),
             new Update().inc("messageCount", 1),
             FindAndModifyOptions.options().returnNew(true),
             SubAgent.class);
     if (counted == null) {
-      throw new IllegalStateException("no sub-agent " + subAgent.id());
+      throw new IllegalStateException("no sub-agent " + subAgent.subAgentId());
     }
     SubAgentMessage stored =
         new SubAgentMessage(
             message.id(),
-            subAgent.id(),
+            subAgent.subAgentId(),
             subAgent.taskId(),
             subAgent.chatId(),
             counted.messageCount(),
@@ -120,10 +130,16 @@ public class SubAgentConversations {
    */
   public static SubAgentMessageAdded added(
       SubAgent subAgent, String messageId, String role, Instant at) {
+    return added(SubAgentIds.of(subAgent), messageId, role, at);
+  }
+
+  /** {@link #added(SubAgent, String, String, Instant)} knowing only the sub-agent's ids. */
+  public static SubAgentMessageAdded added(
+      SubAgentIds subAgent, String messageId, String role, Instant at) {
     return new SubAgentMessageAdded(
         Ids.derived(messageId, "added"),
         at,
-        subAgent.id(),
+        subAgent.subAgentId(),
         subAgent.taskId(),
         subAgent.chatId(),
         messageId,
