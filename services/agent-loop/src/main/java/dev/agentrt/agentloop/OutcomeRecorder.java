@@ -329,6 +329,7 @@ class OutcomeRecorder {
               subAgent.id(),
               subAgent.taskId(),
               subAgent.chatId(),
+              subAgent.agent(),
               call.id(),
               call.name(),
               call.arguments(),

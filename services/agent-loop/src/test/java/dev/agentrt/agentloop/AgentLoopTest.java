@@ -188,6 +188,10 @@ class AgentLoopTest {
     List<ToolCall> calls = toolCalls();
     assertThat(calls).extracting(ToolCall::status).containsOnly(ToolCallStatus.pending);
     assertThat(calls)
+        .as("whose tools they must be")
+        .extracting(ToolCall::agent)
+        .containsOnly("researcher");
+    assertThat(calls)
         .extracting(ToolCall::modelCallId)
         .containsExactlyInAnyOrder("call_1", "call_2");
     await().until(() -> conversations.messages(subAgent.id()).getLast().outbox().isEmpty());

@@ -99,8 +99,14 @@ class ToolCalls {
             ToolCall.class));
   }
 
-  /** The name of the agent whose sub-agent made the call, or null if the sub-agent is gone. */
+  /**
+   * The name of the agent whose sub-agent made the call: the one the call names, else (a call
+   * stored before calls named it) its sub-agent's; null if that sub-agent is gone.
+   */
   @Nullable String agentOf(ToolCall call) {
+    if (call.agent() != null) {
+      return call.agent();
+    }
     SubAgent subAgent = mongo.findById(call.subAgentId(), SubAgent.class);
     return subAgent == null ? null : subAgent.agent();
   }

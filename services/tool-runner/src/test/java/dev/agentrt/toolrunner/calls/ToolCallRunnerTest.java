@@ -2,6 +2,7 @@ package dev.agentrt.toolrunner.calls;
 
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.call;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.finished;
+import static dev.agentrt.toolrunner.calls.ToolCallFixtures.namingAgent;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.now;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.pending;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.requested;
@@ -223,9 +224,8 @@ class ToolCallRunnerTest {
             "insert " + Collections.SUB_AGENT_MESSAGES)
         .doesNotContain("find " + Collections.SUB_AGENT_TOOL_CALLS);
     assertThat(runners)
-        .as("the sub-agent read for the agent's name only, not for the tool message")
-        .filteredOn(("find " + Collections.SUB_AGENTS)::equals)
-        .hasSize(1);
+        .as("the call names its agent: the sub-agent is not read")
+        .doesNotContain("find " + Collections.SUB_AGENTS);
     assertThat(theToolMessageOf(call).content()).isEqualTo(ScriptedTool.RESULT);
   }
 
@@ -340,6 +340,39 @@ class ToolCallRunnerTest {
 
     assertThat(tool.executions).hasValue(0);
     assertThat(JSON.readTree(done.error()).get("error_type").asString()).isEqualTo("not_allowed");
+  }
+
+  @Test
+  void aCallStoredBeforeCallsNamedTheirAgentIsCheckedAgainstItsSubAgentsAgent() {
+    SubAgent filer = stored(subAgent("filer"));
+    ToolCall refused =
+        stored(namingAgent(pending(filer, "search_docs", "{\"query\":\"x\"}"), null));
+    SubAgent researcher = stored(subAgent("researcher"));
+    ToolCall allowed =
+        stored(namingAgent(pending(researcher, "search_docs", "{\"query\":\"x\"}"), null));
+
+    runner.onRequested(requested(refused));
+    runner.onRequested(requested(allowed));
+
+    assertThat(JSON.readTree(awaitAnswered(refused).error()).get("error_type").asString())
+        .isEqualTo("not_allowed");
+    assertThat(awaitAnswered(allowed).status()).isEqualTo(ToolCallStatus.success);
+    assertThat(tool.executions).hasValue(1);
+  }
+
+  @Test
+  void theAgentTheCallNamesDecidesWhatItMayCall() {
+    // The names differ only here: the agent loop copies the sub-agent's onto the call.
+    SubAgent subAgent = stored(subAgent("researcher"));
+    ToolCall named =
+        stored(namingAgent(pending(subAgent, "search_docs", "{\"query\":\"x\"}"), "filer"));
+
+    runner.onRequested(requested(named));
+
+    ToolCall done = awaitAnswered(named);
+    assertThat(tool.executions).hasValue(0);
+    assertThat(JSON.readTree(done.error()).get("message").asString())
+        .contains("agent 'filer' may not call 'search_docs'");
   }
 
   @Test
