@@ -111,7 +111,12 @@ class SubAgentStarter {
     outbox.publish(Collections.SUB_AGENT_MESSAGES, instruction.id(), instruction.outbox());
   }
 
+  /**
+   * The task's sub-agent, created with what was chosen for the task (its model), so that its turns
+   * need not read the task.
+   */
   private SubAgent subAgentOf(TaskCreated created, Instant now) {
+    Task task = mongo.findById(created.taskId(), Task.class);
     SubAgent fresh =
         new SubAgent(
             Ids.derived(created.taskId(), "sub-agent"),
@@ -121,8 +126,11 @@ class SubAgentStarter {
             SubAgentStatus.active,
             0,
             null,
+            null,
             now,
-            now);
+            now,
+            null,
+            new SubAgent.Settings(task == null ? null : task.model()));
     try {
       return mongo.insert(fresh);
     } catch (DuplicateKeyException alreadyStarted) {

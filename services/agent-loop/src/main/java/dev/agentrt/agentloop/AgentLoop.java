@@ -308,12 +308,19 @@ class AgentLoop {
   }
 
   /**
-   * The model of the turn: the task's (chosen for the message or the chat that started it), else
-   * the agent's; null asks for the default model.
+   * The model of the turn: the task's (chosen for the message or the chat that started it), which
+   * the sub-agent carries, else the agent's; null asks for the default model. Only a sub-agent
+   * stored before sub-agents carried it has the task read.
    */
   private @Nullable String modelFor(SubAgent subAgent, AgentDefinition agent) {
-    Task task = mongo.findById(subAgent.taskId(), Task.class);
-    return task != null && task.model() != null ? task.model() : agent.model();
+    String chosen;
+    if (subAgent.settings() != null) {
+      chosen = subAgent.settings().model();
+    } else {
+      Task task = mongo.findById(subAgent.taskId(), Task.class);
+      chosen = task == null ? null : task.model();
+    }
+    return chosen != null ? chosen : agent.model();
   }
 
   private ModelRequest request(

@@ -3,8 +3,12 @@ package dev.agentrt.agentloop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.agents.AgentCatalog;
@@ -18,6 +22,7 @@ import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatLimits;
+import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
@@ -42,13 +47,16 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -96,6 +104,8 @@ class AgentLoopTest {
   /** Limits the tests reach: the researcher's own maxSteps (3) is the tighter step limit. */
   private static final RunLimits LIMITS = new RunLimits(25, 1000, 0.9, Duration.ofMinutes(10), 3);
 
+  private static final Commands COMMANDS = new Commands();
+
   private static EmbeddedKafkaKraftBroker kafka;
   private static MongoServer mongoServer;
   private static MongoClient mongoClient;
@@ -113,7 +123,13 @@ class AgentLoopTest {
     kafka = new EmbeddedKafkaKraftBroker(1, 1, Topics.TASKS, Topics.TOOL_CALLS);
     kafka.afterPropertiesSet();
     mongoServer = new MongoServer(new MemoryBackend());
-    mongoClient = MongoClients.create("mongodb://127.0.0.1:" + mongoServer.bind().getPort());
+    mongoClient =
+        MongoClients.create(
+            MongoClientSettings.builder()
+                .applyConnectionString(
+                    new ConnectionString("mongodb://127.0.0.1:" + mongoServer.bind().getPort()))
+                .addCommandListener(COMMANDS)
+                .build());
     mongo = new MongoTemplate(mongoClient, "agentrt");
     KafkaTemplate<String, byte[]> template =
         new KafkaTemplate<>(
@@ -153,8 +169,11 @@ class AgentLoopTest {
                 SubAgentStatus.active,
                 0,
                 null,
+                null,
                 now,
-                now));
+                now,
+                null,
+                new SubAgent.Settings(taskModel))); // as agent-init stores it
     mongo.insert(
         new Task(
             taskId,
@@ -477,6 +496,39 @@ class AgentLoopTest {
   }
 
   @Test
+  void aSubAgentStoredBeforeSubAgentsCarriedTheTasksModelAsksTheTasksModel() {
+    startSubAgent("writer", "chat-model");
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update().unset("settings"),
+        SubAgent.class);
+    model.replies("Done.");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests()).extracting(ModelRequest::model).containsExactly("chat-model");
+  }
+
+  @Test
+  void aWakeAndItsTurnDoNotReadTheTask() {
+    model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"));
+    Thread test = Thread.currentThread();
+    COMMANDS.clear();
+
+    loop.wake(subAgent.id());
+    await().until(() -> subAgent().turn() == null);
+
+    // The wake runs on this thread, the turn on a virtual one; the polling above on neither.
+    List<String> loops = COMMANDS.from(t -> t == test || t.isVirtual());
+    assertThat(loops)
+        .as("the loop's commands")
+        .contains("insert " + Collections.SUB_AGENT_MESSAGES)
+        .doesNotContain("find " + Collections.TASKS);
+    assertThat(toolCalls()).hasSize(1);
+  }
+
+  @Test
   void eachStoredTurnsTokensAreOnItsMessageAndSummedOnTheSubAgentTheTaskAndTheChat() {
     model
         .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
@@ -612,6 +664,30 @@ class AgentLoopTest {
         limits,
         Executors.newVirtualThreadPerTaskExecutor(),
         ledger);
+  }
+
+  /** The commands sent to the server (name and collection) and the threads that sent them. */
+  private static final class Commands implements CommandListener {
+
+    private record Sent(String command, Thread thread) {}
+
+    private final List<Sent> sent = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void commandStarted(CommandStartedEvent event) {
+      BsonValue collection = event.getCommand().get(event.getCommandName());
+      String target =
+          collection != null && collection.isString() ? collection.asString().getValue() : "";
+      sent.add(new Sent(event.getCommandName() + " " + target, Thread.currentThread()));
+    }
+
+    void clear() {
+      sent.clear();
+    }
+
+    List<String> from(Predicate<Thread> threads) {
+      return sent.stream().filter(s -> threads.test(s.thread())).map(Sent::command).toList();
+    }
   }
 
   private static ModelReply withTokens(int prompt, int completion, String callId) {
