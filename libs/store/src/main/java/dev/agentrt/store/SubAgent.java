@@ -13,8 +13,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  * @param usage its stored model turns (its assistant messages)
  * @param deadline when its current run must end (set when a turn is claimed; see the agent loop's
  *     limits), or null before its first turn
- * @param settings what was chosen for its task, copied when it was created so that its turns need
- *     not read the task; null on sub-agents stored before they carried it
+ * @param settings what was chosen for its task and chat, copied when it was created so that its
+ *     turns need not read them; null on sub-agents stored before they carried it
  */
 @Document(Collections.SUB_AGENTS)
 public record SubAgent(
@@ -92,11 +92,13 @@ public record SubAgent(
   public record Turn(long seq, Instant leaseUntil) {}
 
   /**
-   * What was chosen for the sub-agent's task. None of it changes after the task is created (a
-   * follow-up goes to the same task, with the task's model).
+   * What was chosen for the sub-agent's task and its chat. None of it changes after it is created
+   * (a follow-up goes to the same task, with the task's model; a chat's limits are set when it is
+   * created).
    *
    * @param model the model of its turns, the task's (chosen for the message or the chat that
    *     started it); null: the agent's model, else the default
+   * @param limits the chat's limits for its runs; null: the chat set none
    */
-  public record Settings(@Nullable String model) {}
+  public record Settings(@Nullable String model, @Nullable ChatLimits limits) {}
 }

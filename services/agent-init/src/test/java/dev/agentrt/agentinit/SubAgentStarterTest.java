@@ -14,6 +14,7 @@ import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.StoreIndexes;
@@ -98,15 +99,16 @@ class SubAgentStarterTest {
   }
 
   @Test
-  void theSubAgentCarriesTheTasksModelAndIsStartedOnceWhenTheEventComesTwice() {
-    TaskCreated created = created(storedTask("chat-model"));
+  void theSubAgentCarriesTheTasksModelAndTheChatsLimitsAndIsStartedOnceWhenTheEventComesTwice() {
+    ChatLimits limits = new ChatLimits(4, 20_000L, null);
+    TaskCreated created = created(storedTask("chat-model", limits));
 
     starter.start(created);
     starter.start(created);
 
     SubAgent subAgent = subAgentOf(created);
     assertThat(subAgent.status()).isEqualTo(SubAgentStatus.active);
-    assertThat(subAgent.settings()).isEqualTo(new SubAgent.Settings("chat-model"));
+    assertThat(subAgent.settings()).isEqualTo(new SubAgent.Settings("chat-model", limits));
     assertThat(mongo.findById(created.taskId(), Task.class))
         .satisfies(t -> assertThat(t.status()).isEqualTo(TaskStatus.running))
         .satisfies(t -> assertThat(t.subAgentId()).isEqualTo(subAgent.id()));
@@ -125,19 +127,19 @@ class SubAgentStarterTest {
   }
 
   @Test
-  void aTaskWithoutAModelGivesSettingsWithoutOneNotNoSettings() {
-    TaskCreated created = created(storedTask(null));
+  void aTaskWithoutAModelInAChatWithoutLimitsGivesEmptySettingsNotNone() {
+    TaskCreated created = created(storedTask(null, null));
 
     starter.start(created);
 
     assertThat(subAgentOf(created).settings())
-        .as("stored and read back: present, so the loop does not read the task")
-        .isEqualTo(new SubAgent.Settings(null));
+        .as("stored and read back: present, so the loop reads neither the task nor the chat")
+        .isEqualTo(new SubAgent.Settings(null, null));
   }
 
-  private static Task storedTask(@Nullable String model) {
+  private static Task storedTask(@Nullable String model, @Nullable ChatLimits limits) {
     Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-    Chat chat = mongo.insert(new Chat(Ids.fresh(), "test", now));
+    Chat chat = mongo.insert(new Chat(Ids.fresh(), "test", null, now, null, limits));
     return mongo.insert(
         new Task(
             Ids.fresh(),

@@ -156,7 +156,14 @@ class AgentLoop {
     return mongo.find(overdue, SubAgent.class).stream().map(SubAgent::id).toList();
   }
 
+  /**
+   * The chat's limits, which the sub-agent carries; only a sub-agent stored before sub-agents
+   * carried them has the chat read.
+   */
   private @Nullable ChatLimits chatLimits(SubAgent subAgent) {
+    if (subAgent.settings() != null) {
+      return subAgent.settings().limits();
+    }
     Query chat = Query.query(Criteria.where("_id").is(subAgent.chatId()));
     chat.fields().include("limits");
     Chat found = mongo.findOne(chat, Chat.class);

@@ -173,7 +173,7 @@ class AgentLoopTest {
                 now,
                 now,
                 null,
-                new SubAgent.Settings(taskModel))); // as agent-init stores it
+                new SubAgent.Settings(taskModel, null))); // as agent-init stores it
     mongo.insert(
         new Task(
             taskId,
@@ -355,11 +355,35 @@ class AgentLoopTest {
 
   @Test
   void theChatsStepLimitTightensTheAgentsOne() {
+    // As agent-init copies them from the chat.
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("settings.limits", new ChatLimits(1, null, null)),
+        SubAgent.class);
+    model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
+    loop.wake(subAgent.id());
+    await().until(() -> lastMessage().role().equals("assistant"));
+    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.failed);
+    assertThat(task().error()).contains("step limit: 1 model turns");
+    assertThat(model.requests()).hasSize(1);
+  }
+
+  @Test
+  void aSubAgentStoredBeforeSubAgentsCarriedTheChatsLimitsHasThemReadFromTheChat() {
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(subAgent.chatId())),
         new org.springframework.data.mongodb.core.query.Update()
             .set("limits", new ChatLimits(1, null, null)),
         Chat.class);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update().unset("settings"),
+        SubAgent.class);
     model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
     loop.wake(subAgent.id());
     await().until(() -> lastMessage().role().equals("assistant"));
@@ -511,7 +535,7 @@ class AgentLoopTest {
   }
 
   @Test
-  void aWakeAndItsTurnDoNotReadTheTask() {
+  void aWakeAndItsTurnReadNeitherTheTaskNorTheChat() {
     model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"));
     Thread test = Thread.currentThread();
     COMMANDS.clear();
@@ -524,7 +548,7 @@ class AgentLoopTest {
     assertThat(loops)
         .as("the loop's commands")
         .contains("insert " + Collections.SUB_AGENT_MESSAGES)
-        .doesNotContain("find " + Collections.TASKS);
+        .doesNotContain("find " + Collections.TASKS, "find " + Collections.CHATS);
     assertThat(toolCalls()).hasSize(1);
   }
 
