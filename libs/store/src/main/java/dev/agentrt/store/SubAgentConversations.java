@@ -4,6 +4,7 @@ import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import java.time.Instant;
 import java.util.List;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.domain.Sort;
@@ -89,22 +90,38 @@ public class SubAgentConversations {
 
   /** {@link #appendIfAbsent(SubAgent, NewMessage, Instant)} knowing only the sub-agent's ids. */
   public Appended appendIfAbsent(SubAgentIds subAgent, NewMessage message, Instant now) {
-    SubAgent counted =
-        mongo.findAndModify(
-            Query.query(Criteria.where("_id").is(subAgent.subAgentId())),
-            new Update().inc("messageCount", 1),
-            FindAndModifyOptions.options().returnNew(true),
-            SubAgent.class);
+    SubAgent counted = takeSeq(Criteria.where("_id").is(subAgent.subAgentId()));
     if (counted == null) {
       throw new IllegalStateException("no sub-agent " + subAgent.subAgentId());
     }
+    return insertAt(subAgent, counted.messageCount(), message, now);
+  }
+
+  /**
+   * Takes the next place in the conversation of a sub-agent, but only while it is {@code active}:
+   * for what it must not append once it stopped (cancelled, failed by a limit, done), and must not
+   * act on either. The check and the taking are one write.
+   *
+   * @return the {@code seq} for {@link #insertAt}; empty when the sub-agent is not active
+   */
+  public OptionalLong takeSeqWhileActive(String subAgentId) {
+    SubAgent counted =
+        takeSeq(Criteria.where("_id").is(subAgentId).and("status").is(SubAgentStatus.active));
+    return counted == null ? OptionalLong.empty() : OptionalLong.of(counted.messageCount());
+  }
+
+  /**
+   * Inserts the message at a place taken for it ({@link #takeSeqWhileActive}) unless one with its
+   * id is already there, saying which happened (as {@link #appendIfAbsent} does).
+   */
+  public Appended insertAt(SubAgentIds subAgent, long seq, NewMessage message, Instant now) {
     SubAgentMessage stored =
         new SubAgentMessage(
             message.id(),
             subAgent.subAgentId(),
             subAgent.taskId(),
             subAgent.chatId(),
-            counted.messageCount(),
+            seq,
             message.role(),
             message.content(),
             message.toolCalls(),
@@ -122,6 +139,17 @@ public class SubAgentConversations {
       }
       return new Appended(appendedBefore, false);
     }
+  }
+
+  /**
+   * Counts one more message on the sub-agent the criteria match: the counted sub-agent, or null.
+   */
+  private @Nullable SubAgent takeSeq(Criteria subAgent) {
+    return mongo.findAndModify(
+        Query.query(subAgent),
+        new Update().inc("messageCount", 1),
+        FindAndModifyOptions.options().returnNew(true),
+        SubAgent.class);
   }
 
   /**

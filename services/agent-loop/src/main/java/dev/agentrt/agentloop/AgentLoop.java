@@ -187,14 +187,15 @@ class AgentLoop {
       long started = System.nanoTime();
       ModelReply reply = model.call(request(agent, conversation, modelName));
       long latencyMs = (System.nanoTime() - started) / 1_000_000;
-      if (!stillActive(subAgent)) {
+      Optional<SubAgentMessage> stored = recorder.storeAnswer(subAgent, seq, reply, modelName);
+      if (stored.isEmpty()) {
         log.info(
             "sub-agent {} stopped (cancelled, or failed by a limit) during its turn; the answer is dropped",
             subAgent.id());
         releaseTurn(subAgent, seq);
         return;
       }
-      SubAgentMessage answer = recorder.storeAnswer(subAgent, seq, reply, modelName);
+      SubAgentMessage answer = stored.get();
       recordStepEnd(subAgent, step, modelName, reply, answer, latencyMs);
       if (withinBudget(subAgent, conversation, run, answer)) {
         settle(subAgent, agent, conversation, answer);
@@ -350,11 +351,6 @@ class AgentLoop {
             .map(c -> new ModelToolCall(c.id(), c.name(), c.arguments()))
             .toList(),
         m.toolCallId());
-  }
-
-  private boolean stillActive(SubAgent subAgent) {
-    SubAgent now = mongo.findById(subAgent.id(), SubAgent.class);
-    return now != null && now.status() == SubAgentStatus.active;
   }
 
   /**

@@ -46,6 +46,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -535,7 +536,7 @@ class AgentLoopTest {
   }
 
   @Test
-  void aWakeAndItsTurnReadNeitherTheTaskNorTheChat() {
+  void aWakeAndItsTurnReadTheSubAgentOnceAndNeitherTheTaskNorTheChat() {
     model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"));
     Thread test = Thread.currentThread();
     COMMANDS.clear();
@@ -549,6 +550,10 @@ class AgentLoopTest {
         .as("the loop's commands")
         .contains("insert " + Collections.SUB_AGENT_MESSAGES)
         .doesNotContain("find " + Collections.TASKS, "find " + Collections.CHATS);
+    assertThat(loops)
+        .as("the sub-agent is read by the wake; whether it is still active, by the answer's write")
+        .filteredOn(("find " + Collections.SUB_AGENTS)::equals)
+        .hasSize(1);
     assertThat(toolCalls()).hasSize(1);
   }
 
@@ -584,26 +589,56 @@ class AgentLoopTest {
 
   @Test
   void anOutcomeAppliedTwiceOrATurnStoredAgainCountsItsTokensOnce() {
-    model.replies("Done.");
+    model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
     loop.wake(subAgent.id());
-    await().until(() -> task().status() == TaskStatus.success);
-    SubAgentMessage answer = lastMessage();
+    await().until(() -> subAgent().turn() == null);
+    SubAgentMessage answer = lastAnswer();
     OutcomeRecorder recorder =
         new OutcomeRecorder(
             mongo, conversations, outbox, new EventCodec(), new UsageCounter(mongo), ledger);
 
     loop.wake(subAgent.id()); // a redelivered event: the answer's outcome is applied again
     recorder.apply(subAgent(), answer);
-    SubAgentMessage again =
+    Optional<SubAgentMessage> again =
         recorder.storeAnswer(
-            subAgent(), answer.seq() - 1, ScriptedModel.reply("Done again.", List.of()), null);
+            subAgent(),
+            answer.seq() - 1,
+            ScriptedModel.reply(
+                null, List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"))),
+            null);
 
-    assertThat(again).isEqualTo(answer);
+    assertThat(again).as("the turn's answer was stored before").contains(answer);
     assertThat(model.requests()).hasSize(1);
+    assertThat(toolCalls()).extracting(ToolCall::modelCallId).containsExactly("call_1");
     Usage once = new Usage(10, 10, 1, null);
     assertThat(sums(subAgent().usage())).isEqualTo(once);
     assertThat(sums(task().usage())).isEqualTo(once);
     assertThat(sums(chat().usage())).isEqualTo(once);
+  }
+
+  @Test
+  void aLateAnswerForASubAgentThatIsNoLongerActiveStoresAndCountsNothing() {
+    model.replies("Done.");
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    long messages = conversations.messages(subAgent.id()).size();
+    OutcomeRecorder recorder =
+        new OutcomeRecorder(
+            mongo, conversations, outbox, new EventCodec(), new UsageCounter(mongo), ledger);
+
+    Optional<SubAgentMessage> late =
+        recorder.storeAnswer(
+            subAgent(),
+            lastAnswer().seq(),
+            ScriptedModel.reply(
+                null, List.of(new ModelToolCall("call_9", "search_docs", "{\"query\":\"x\"}"))),
+            null);
+
+    assertThat(late).isEmpty();
+    assertThat(conversations.messages(subAgent.id())).hasSize((int) messages);
+    assertThat(toolCalls()).isEmpty();
+    assertThat(subAgent().messageCount()).as("no place taken either").isEqualTo(messages);
+    assertThat(sums(subAgent().usage())).isEqualTo(new Usage(10, 10, 1, null));
   }
 
   @Test
@@ -666,6 +701,32 @@ class AgentLoopTest {
     assertThat(toolCalls()).isEmpty();
     loop.wake(subAgent.id());
     assertThat(model.requests()).hasSize(1);
+  }
+
+  @Test
+  void aRunFailedByItsDeadlineWhileTheModelThinksStoresNoAnswerAndSchedulesNothing()
+      throws Exception {
+    CountDownLatch modelCalled = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    model.then(
+        held(
+            modelCalled,
+            release,
+            ScriptedModel.reply(
+                null, List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")))));
+    loop.wake(subAgent.id());
+    assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
+
+    loopWith(new RunLimits(25, 1000, 0.9, Duration.ofMillis(1), 3)).enforceDeadline(subAgent.id());
+    release.countDown();
+
+    await().until(() -> subAgent().turn() == null);
+    assertThat(subAgent().status()).isEqualTo(SubAgentStatus.failed);
+    assertThat(lastMessage().role()).isEqualTo("system");
+    assertThat(conversations.messages(subAgent.id()))
+        .extracting(SubAgentMessage::role)
+        .doesNotContain("assistant");
+    assertThat(toolCalls()).isEmpty();
   }
 
   private AgentLoop loopWith(RunLimits limits) {
