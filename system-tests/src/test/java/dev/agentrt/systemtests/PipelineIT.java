@@ -293,6 +293,9 @@ class PipelineIT {
     api.postMessage(chatId, "Research");
     JsonNode waiting = awaitTask(chatId, t -> t.path("status").asString().equals("waiting"));
     String taskId = waiting.path("id").asString();
+    // The question reaches the chat through the notifier, the cancellation through the finalizer:
+    // two services, so the question must be there before the cancellation can follow it.
+    awaitMessages(chatId, m -> m.size() == 2);
 
     ChatApi.Response cancelled = api.post("/api/tasks/" + taskId + "/cancel", "");
 

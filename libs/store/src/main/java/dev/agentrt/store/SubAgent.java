@@ -13,6 +13,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  * @param usage its stored model turns (its assistant messages)
  * @param deadline when its current run must end (set when a turn is claimed; see the agent loop's
  *     limits), or null before its first turn
+ * @param settings what was chosen for its task and chat, copied when it was created so that its
+ *     turns need not read them; null on sub-agents stored before they carried it
  */
 @Document(Collections.SUB_AGENTS)
 public record SubAgent(
@@ -26,7 +28,8 @@ public record SubAgent(
     @Nullable Usage usage,
     Instant createdAt,
     Instant updatedAt,
-    @Nullable Instant deadline) {
+    @Nullable Instant deadline,
+    @Nullable Settings settings) {
 
   @PersistenceCreator
   public SubAgent {}
@@ -42,7 +45,19 @@ public record SubAgent(
       @Nullable Usage usage,
       Instant createdAt,
       Instant updatedAt) {
-    this(id, taskId, chatId, agent, status, messageCount, turn, usage, createdAt, updatedAt, null);
+    this(
+        id,
+        taskId,
+        chatId,
+        agent,
+        status,
+        messageCount,
+        turn,
+        usage,
+        createdAt,
+        updatedAt,
+        null,
+        null);
   }
 
   public SubAgent(
@@ -55,7 +70,19 @@ public record SubAgent(
       @Nullable Turn turn,
       Instant createdAt,
       Instant updatedAt) {
-    this(id, taskId, chatId, agent, status, messageCount, turn, null, createdAt, updatedAt, null);
+    this(
+        id,
+        taskId,
+        chatId,
+        agent,
+        status,
+        messageCount,
+        turn,
+        null,
+        createdAt,
+        updatedAt,
+        null,
+        null);
   }
 
   /**
@@ -63,4 +90,15 @@ public record SubAgent(
    * leaseUntil}; a turn whose lease expired may be taken again.
    */
   public record Turn(long seq, Instant leaseUntil) {}
+
+  /**
+   * What was chosen for the sub-agent's task and its chat. None of it changes after it is created
+   * (a follow-up goes to the same task, with the task's model; a chat's limits are set when it is
+   * created).
+   *
+   * @param model the model of its turns, the task's (chosen for the message or the chat that
+   *     started it); null: the agent's model, else the default
+   * @param limits the chat's limits for its runs; null: the chat set none
+   */
+  public record Settings(@Nullable String model, @Nullable ChatLimits limits) {}
 }

@@ -4,6 +4,7 @@ import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import java.time.Instant;
 import java.util.List;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.domain.Sort;
@@ -67,34 +68,60 @@ public class SubAgentConversations {
    * @return the stored message: the new one, or the one appended earlier with the same id
    */
   public SubAgentMessage append(SubAgent subAgent, NewMessage message, Instant now) {
+    return append(SubAgentIds.of(subAgent), message, now);
+  }
+
+  /** {@link #append(SubAgent, NewMessage, Instant)} knowing only the sub-agent's ids. */
+  public SubAgentMessage append(SubAgentIds subAgent, NewMessage message, Instant now) {
     return appendIfAbsent(subAgent, message, now).message();
   }
 
   /**
    * Appends the message unless one with its id is already there, saying which happened. Of two
    * concurrent appends of the same message exactly one reports {@code inserted}.
+   *
+   * <p>No read comes first: the message takes the next {@code seq} and is inserted; a duplicate key
+   * on its id says it was appended before (the sequence number this attempt took stays unused, a
+   * harmless gap).
    */
   public Appended appendIfAbsent(SubAgent subAgent, NewMessage message, Instant now) {
-    SubAgentMessage existing = mongo.findById(message.id(), SubAgentMessage.class);
-    if (existing != null) {
-      return new Appended(existing, false);
-    }
-    SubAgent counted =
-        mongo.findAndModify(
-            Query.query(Criteria.where("_id").is(subAgent.id())),
-            new Update().inc("messageCount", 1),
-            FindAndModifyOptions.options().returnNew(true),
-            SubAgent.class);
+    return appendIfAbsent(SubAgentIds.of(subAgent), message, now);
+  }
+
+  /** {@link #appendIfAbsent(SubAgent, NewMessage, Instant)} knowing only the sub-agent's ids. */
+  public Appended appendIfAbsent(SubAgentIds subAgent, NewMessage message, Instant now) {
+    SubAgent counted = takeSeq(Criteria.where("_id").is(subAgent.subAgentId()));
     if (counted == null) {
-      throw new IllegalStateException("no sub-agent " + subAgent.id());
+      throw new IllegalStateException("no sub-agent " + subAgent.subAgentId());
     }
+    return insertAt(subAgent, counted.messageCount(), message, now);
+  }
+
+  /**
+   * Takes the next place in the conversation of a sub-agent, but only while it is {@code active}:
+   * for what it must not append once it stopped (cancelled, failed by a limit, done), and must not
+   * act on either. The check and the taking are one write.
+   *
+   * @return the {@code seq} for {@link #insertAt}; empty when the sub-agent is not active
+   */
+  public OptionalLong takeSeqWhileActive(String subAgentId) {
+    SubAgent counted =
+        takeSeq(Criteria.where("_id").is(subAgentId).and("status").is(SubAgentStatus.active));
+    return counted == null ? OptionalLong.empty() : OptionalLong.of(counted.messageCount());
+  }
+
+  /**
+   * Inserts the message at a place taken for it ({@link #takeSeqWhileActive}) unless one with its
+   * id is already there, saying which happened (as {@link #appendIfAbsent} does).
+   */
+  public Appended insertAt(SubAgentIds subAgent, long seq, NewMessage message, Instant now) {
     SubAgentMessage stored =
         new SubAgentMessage(
             message.id(),
-            subAgent.id(),
+            subAgent.subAgentId(),
             subAgent.taskId(),
             subAgent.chatId(),
-            counted.messageCount(),
+            seq,
             message.role(),
             message.content(),
             message.toolCalls(),
@@ -105,9 +132,24 @@ public class SubAgentConversations {
             message.outbox());
     try {
       return new Appended(mongo.insert(stored), true);
-    } catch (DuplicateKeyException appendedMeanwhile) {
-      return new Appended(mongo.findById(message.id(), SubAgentMessage.class), false);
+    } catch (DuplicateKeyException duplicate) {
+      SubAgentMessage appendedBefore = mongo.findById(message.id(), SubAgentMessage.class);
+      if (appendedBefore == null) {
+        throw duplicate; // not its id: another key clashed, nothing was appended
+      }
+      return new Appended(appendedBefore, false);
     }
+  }
+
+  /**
+   * Counts one more message on the sub-agent the criteria match: the counted sub-agent, or null.
+   */
+  private @Nullable SubAgent takeSeq(Criteria subAgent) {
+    return mongo.findAndModify(
+        Query.query(subAgent),
+        new Update().inc("messageCount", 1),
+        FindAndModifyOptions.options().returnNew(true),
+        SubAgent.class);
   }
 
   /**
@@ -116,10 +158,16 @@ public class SubAgentConversations {
    */
   public static SubAgentMessageAdded added(
       SubAgent subAgent, String messageId, String role, Instant at) {
+    return added(SubAgentIds.of(subAgent), messageId, role, at);
+  }
+
+  /** {@link #added(SubAgent, String, String, Instant)} knowing only the sub-agent's ids. */
+  public static SubAgentMessageAdded added(
+      SubAgentIds subAgent, String messageId, String role, Instant at) {
     return new SubAgentMessageAdded(
         Ids.derived(messageId, "added"),
         at,
-        subAgent.id(),
+        subAgent.subAgentId(),
         subAgent.taskId(),
         subAgent.chatId(),
         messageId,

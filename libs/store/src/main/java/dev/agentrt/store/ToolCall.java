@@ -11,6 +11,9 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
 /**
  * A tool call to execute. {@code modelCallId} is the id the model gave it (the tool message answers
  * it with {@code tool_call_id}); {@code id} is ours, derived from the sub-agent and that id.
+ *
+ * @param agent the name of the calling sub-agent's agent, whose tools the call must be among; null
+ *     on calls stored before the field existed (read it from the sub-agent then)
  */
 @Document(Collections.SUB_AGENT_TOOL_CALLS)
 public record ToolCall(
@@ -18,6 +21,7 @@ public record ToolCall(
     String subAgentId,
     String taskId,
     String chatId,
+    @Nullable String agent,
     String modelCallId,
     String name,
     String arguments,

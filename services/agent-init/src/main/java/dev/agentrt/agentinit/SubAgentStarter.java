@@ -7,6 +7,7 @@ import dev.agentrt.events.TaskCreated;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.Chat;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RunEvent;
@@ -111,7 +112,15 @@ class SubAgentStarter {
     outbox.publish(Collections.SUB_AGENT_MESSAGES, instruction.id(), instruction.outbox());
   }
 
+  /**
+   * The task's sub-agent, created with what was chosen for the task and its chat (the model, the
+   * limits), so that its turns need not read them.
+   */
   private SubAgent subAgentOf(TaskCreated created, Instant now) {
+    Task task = mongo.findById(created.taskId(), Task.class);
+    Query limits = Query.query(Criteria.where("_id").is(created.chatId()));
+    limits.fields().include("limits");
+    Chat chat = mongo.findOne(limits, Chat.class);
     SubAgent fresh =
         new SubAgent(
             Ids.derived(created.taskId(), "sub-agent"),
@@ -121,8 +130,12 @@ class SubAgentStarter {
             SubAgentStatus.active,
             0,
             null,
+            null,
             now,
-            now);
+            now,
+            null,
+            new SubAgent.Settings(
+                task == null ? null : task.model(), chat == null ? null : chat.limits()));
     try {
       return mongo.insert(fresh);
     } catch (DuplicateKeyException alreadyStarted) {

@@ -156,7 +156,14 @@ class AgentLoop {
     return mongo.find(overdue, SubAgent.class).stream().map(SubAgent::id).toList();
   }
 
+  /**
+   * The chat's limits, which the sub-agent carries; only a sub-agent stored before sub-agents
+   * carried them has the chat read.
+   */
   private @Nullable ChatLimits chatLimits(SubAgent subAgent) {
+    if (subAgent.settings() != null) {
+      return subAgent.settings().limits();
+    }
     Query chat = Query.query(Criteria.where("_id").is(subAgent.chatId()));
     chat.fields().include("limits");
     Chat found = mongo.findOne(chat, Chat.class);
@@ -180,14 +187,15 @@ class AgentLoop {
       long started = System.nanoTime();
       ModelReply reply = model.call(request(agent, conversation, modelName));
       long latencyMs = (System.nanoTime() - started) / 1_000_000;
-      if (!stillActive(subAgent)) {
+      Optional<SubAgentMessage> stored = recorder.storeAnswer(subAgent, seq, reply, modelName);
+      if (stored.isEmpty()) {
         log.info(
             "sub-agent {} stopped (cancelled, or failed by a limit) during its turn; the answer is dropped",
             subAgent.id());
         releaseTurn(subAgent, seq);
         return;
       }
-      SubAgentMessage answer = recorder.storeAnswer(subAgent, seq, reply, modelName);
+      SubAgentMessage answer = stored.get();
       recordStepEnd(subAgent, step, modelName, reply, answer, latencyMs);
       if (withinBudget(subAgent, conversation, run, answer)) {
         settle(subAgent, agent, conversation, answer);
@@ -308,12 +316,19 @@ class AgentLoop {
   }
 
   /**
-   * The model of the turn: the task's (chosen for the message or the chat that started it), else
-   * the agent's; null asks for the default model.
+   * The model of the turn: the task's (chosen for the message or the chat that started it), which
+   * the sub-agent carries, else the agent's; null asks for the default model. Only a sub-agent
+   * stored before sub-agents carried it has the task read.
    */
   private @Nullable String modelFor(SubAgent subAgent, AgentDefinition agent) {
-    Task task = mongo.findById(subAgent.taskId(), Task.class);
-    return task != null && task.model() != null ? task.model() : agent.model();
+    String chosen;
+    if (subAgent.settings() != null) {
+      chosen = subAgent.settings().model();
+    } else {
+      Task task = mongo.findById(subAgent.taskId(), Task.class);
+      chosen = task == null ? null : task.model();
+    }
+    return chosen != null ? chosen : agent.model();
   }
 
   private ModelRequest request(
@@ -336,11 +351,6 @@ class AgentLoop {
             .map(c -> new ModelToolCall(c.id(), c.name(), c.arguments()))
             .toList(),
         m.toolCallId());
-  }
-
-  private boolean stillActive(SubAgent subAgent) {
-    SubAgent now = mongo.findById(subAgent.id(), SubAgent.class);
-    return now != null && now.status() == SubAgentStatus.active;
   }
 
   /**

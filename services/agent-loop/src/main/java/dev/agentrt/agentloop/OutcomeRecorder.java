@@ -21,6 +21,7 @@ import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.Appended;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
+import dev.agentrt.store.SubAgentIds;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
@@ -33,6 +34,8 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -75,16 +78,25 @@ class OutcomeRecorder {
   }
 
   /**
-   * Stores the model's answer to the messages up to {@code answeredSeq}: the tool-call documents
-   * ({@code pending}) first, then the assistant message that announces them, with the model asked
-   * and the turn's tokens. The write that inserts the message adds its tokens to the sums of the
-   * sub-agent, the task and the chat; storing the same answer again (the turn taken again after its
-   * lease expired, say) finds it stored and counts nothing.
+   * Stores the model's answer to the messages up to {@code answeredSeq}, if the sub-agent is still
+   * active: its place in the conversation is taken by a write that matches only an active
+   * sub-agent, so the answer of a sub-agent cancelled or failed (by a limit) while the model
+   * thought is dropped, and nothing of it is stored. Then the tool-call documents ({@code
+   * pending}), then the assistant message that announces them, with the model asked and the turn's
+   * tokens. The write that inserts the message adds its tokens to the sums of the sub-agent, the
+   * task and the chat; storing the same answer again (the turn taken again after its lease expired,
+   * say) finds it stored and counts nothing.
    *
    * @param model the model asked (null: the default model)
+   * @return the stored answer (this one, or the one stored before); empty when the sub-agent is no
+   *     longer active
    */
-  SubAgentMessage storeAnswer(
+  Optional<SubAgentMessage> storeAnswer(
       SubAgent subAgent, long answeredSeq, ModelReply reply, @Nullable String model) {
+    OptionalLong seq = conversations.takeSeqWhileActive(subAgent.id());
+    if (seq.isEmpty()) {
+      return Optional.empty();
+    }
     Instant now = clock.instant();
     String messageId = Ids.derived(subAgent.id(), "answer-" + answeredSeq);
     List<RequestedToolCall> calls = callsToRecord(reply);
@@ -111,8 +123,9 @@ class OutcomeRecorder {
             ? TurnUsage.NONE
             : new TurnUsage(reply.usage().promptTokens(), reply.usage().completionTokens());
     Appended stored =
-        conversations.appendIfAbsent(
-            subAgent,
+        conversations.insertAt(
+            SubAgentIds.of(subAgent),
+            seq.getAsLong(),
             new NewMessage(
                 messageId,
                 SubAgentMessage.ASSISTANT,
@@ -128,7 +141,7 @@ class OutcomeRecorder {
       usage.add(Task.class, subAgent.taskId(), model, tokens, 1);
       usage.add(Chat.class, subAgent.chatId(), model, tokens, 1);
     }
-    return stored.message();
+    return Optional.of(stored.message());
   }
 
   /** Carries out what a stored answer decided; safe to repeat. */
@@ -329,6 +342,7 @@ class OutcomeRecorder {
               subAgent.id(),
               subAgent.taskId(),
               subAgent.chatId(),
+              subAgent.agent(),
               call.id(),
               call.name(),
               call.arguments(),

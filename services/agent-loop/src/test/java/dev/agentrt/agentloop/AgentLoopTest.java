@@ -3,8 +3,12 @@ package dev.agentrt.agentloop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.agents.AgentCatalog;
@@ -18,6 +22,7 @@ import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatLimits;
+import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
@@ -41,14 +46,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -96,6 +105,8 @@ class AgentLoopTest {
   /** Limits the tests reach: the researcher's own maxSteps (3) is the tighter step limit. */
   private static final RunLimits LIMITS = new RunLimits(25, 1000, 0.9, Duration.ofMinutes(10), 3);
 
+  private static final Commands COMMANDS = new Commands();
+
   private static EmbeddedKafkaKraftBroker kafka;
   private static MongoServer mongoServer;
   private static MongoClient mongoClient;
@@ -113,7 +124,13 @@ class AgentLoopTest {
     kafka = new EmbeddedKafkaKraftBroker(1, 1, Topics.TASKS, Topics.TOOL_CALLS);
     kafka.afterPropertiesSet();
     mongoServer = new MongoServer(new MemoryBackend());
-    mongoClient = MongoClients.create("mongodb://127.0.0.1:" + mongoServer.bind().getPort());
+    mongoClient =
+        MongoClients.create(
+            MongoClientSettings.builder()
+                .applyConnectionString(
+                    new ConnectionString("mongodb://127.0.0.1:" + mongoServer.bind().getPort()))
+                .addCommandListener(COMMANDS)
+                .build());
     mongo = new MongoTemplate(mongoClient, "agentrt");
     KafkaTemplate<String, byte[]> template =
         new KafkaTemplate<>(
@@ -153,8 +170,11 @@ class AgentLoopTest {
                 SubAgentStatus.active,
                 0,
                 null,
+                null,
                 now,
-                now));
+                now,
+                null,
+                new SubAgent.Settings(taskModel, null))); // as agent-init stores it
     mongo.insert(
         new Task(
             taskId,
@@ -187,6 +207,10 @@ class AgentLoopTest {
     assertThat(answer.toolCalls()).extracting("id").containsExactly("call_1", "call_2");
     List<ToolCall> calls = toolCalls();
     assertThat(calls).extracting(ToolCall::status).containsOnly(ToolCallStatus.pending);
+    assertThat(calls)
+        .as("whose tools they must be")
+        .extracting(ToolCall::agent)
+        .containsOnly("researcher");
     assertThat(calls)
         .extracting(ToolCall::modelCallId)
         .containsExactlyInAnyOrder("call_1", "call_2");
@@ -332,11 +356,35 @@ class AgentLoopTest {
 
   @Test
   void theChatsStepLimitTightensTheAgentsOne() {
+    // As agent-init copies them from the chat.
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("settings.limits", new ChatLimits(1, null, null)),
+        SubAgent.class);
+    model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
+    loop.wake(subAgent.id());
+    await().until(() -> lastMessage().role().equals("assistant"));
+    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.failed);
+    assertThat(task().error()).contains("step limit: 1 model turns");
+    assertThat(model.requests()).hasSize(1);
+  }
+
+  @Test
+  void aSubAgentStoredBeforeSubAgentsCarriedTheChatsLimitsHasThemReadFromTheChat() {
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(subAgent.chatId())),
         new org.springframework.data.mongodb.core.query.Update()
             .set("limits", new ChatLimits(1, null, null)),
         Chat.class);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update().unset("settings"),
+        SubAgent.class);
     model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
     loop.wake(subAgent.id());
     await().until(() -> lastMessage().role().equals("assistant"));
@@ -426,20 +474,18 @@ class AgentLoopTest {
       append(SubAgentMessage.TOOL, "{\"content\":\"same\"}", callId);
     }
 
+    model.callsTools(new ModelToolCall("call_3", "read_doc", "{\"path\":\"a.md\"}"));
     loop.wake(subAgent.id());
-    loop.wake(subAgent.id()); // a redelivered event: one warning
+    // A redelivered event: still one warning. The warning's own event wakes the loop for the next
+    // turn, so whichever wake-up comes after it may take that turn.
+    loop.wake(subAgent.id());
 
-    List<SubAgentMessage> messages = conversations.messages(subAgent.id());
-    assertThat(messages.getLast().content()).startsWith(ConversationState.STAGNATION_PROMPT);
-    assertThat(messages)
+    await().until(() -> lastMessage().role().equals("assistant"));
+    assertThat(conversations.messages(subAgent.id()))
         .filteredOn(
             m -> m.content() != null && m.content().startsWith(ConversationState.STAGNATION_PROMPT))
         .hasSize(1);
-    assertThat(model.requests()).hasSize(3);
-
-    model.callsTools(new ModelToolCall("call_3", "read_doc", "{\"path\":\"a.md\"}"));
-    loop.wake(subAgent.id());
-    await().until(() -> lastMessage().role().equals("assistant"));
+    assertThat(model.requests()).as("no fourth turn without the warning").hasSize(4);
     assertThat(model.requests().getLast().messages().getLast().content())
         .startsWith(ConversationState.STAGNATION_PROMPT);
     append(SubAgentMessage.TOOL, "{\"content\":\"same\"}", "call_3");
@@ -470,6 +516,43 @@ class AgentLoopTest {
         .extracting(ModelRequest::model)
         .containsExactly(null, "agent-model", "chat-model", "message-model");
     assertThat(lastMessage().model()).isEqualTo("message-model");
+  }
+
+  @Test
+  void aSubAgentStoredBeforeSubAgentsCarriedTheTasksModelAsksTheTasksModel() {
+    startSubAgent("writer", "chat-model");
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update().unset("settings"),
+        SubAgent.class);
+    model.replies("Done.");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests()).extracting(ModelRequest::model).containsExactly("chat-model");
+  }
+
+  @Test
+  void aWakeAndItsTurnReadTheSubAgentOnceAndNeitherTheTaskNorTheChat() {
+    model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"));
+    Thread test = Thread.currentThread();
+    COMMANDS.clear();
+
+    loop.wake(subAgent.id());
+    await().until(() -> subAgent().turn() == null);
+
+    // The wake runs on this thread, the turn on a virtual one; the polling above on neither.
+    List<String> loops = COMMANDS.from(t -> t == test || t.isVirtual());
+    assertThat(loops)
+        .as("the loop's commands")
+        .contains("insert " + Collections.SUB_AGENT_MESSAGES)
+        .doesNotContain("find " + Collections.TASKS, "find " + Collections.CHATS);
+    assertThat(loops)
+        .as("the sub-agent is read by the wake; whether it is still active, by the answer's write")
+        .filteredOn(("find " + Collections.SUB_AGENTS)::equals)
+        .hasSize(1);
+    assertThat(toolCalls()).hasSize(1);
   }
 
   @Test
@@ -504,26 +587,56 @@ class AgentLoopTest {
 
   @Test
   void anOutcomeAppliedTwiceOrATurnStoredAgainCountsItsTokensOnce() {
-    model.replies("Done.");
+    model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
     loop.wake(subAgent.id());
-    await().until(() -> task().status() == TaskStatus.success);
-    SubAgentMessage answer = lastMessage();
+    await().until(() -> subAgent().turn() == null);
+    SubAgentMessage answer = lastAnswer();
     OutcomeRecorder recorder =
         new OutcomeRecorder(
             mongo, conversations, outbox, new EventCodec(), new UsageCounter(mongo), ledger);
 
     loop.wake(subAgent.id()); // a redelivered event: the answer's outcome is applied again
     recorder.apply(subAgent(), answer);
-    SubAgentMessage again =
+    Optional<SubAgentMessage> again =
         recorder.storeAnswer(
-            subAgent(), answer.seq() - 1, ScriptedModel.reply("Done again.", List.of()), null);
+            subAgent(),
+            answer.seq() - 1,
+            ScriptedModel.reply(
+                null, List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"))),
+            null);
 
-    assertThat(again).isEqualTo(answer);
+    assertThat(again).as("the turn's answer was stored before").contains(answer);
     assertThat(model.requests()).hasSize(1);
+    assertThat(toolCalls()).extracting(ToolCall::modelCallId).containsExactly("call_1");
     Usage once = new Usage(10, 10, 1, null);
     assertThat(sums(subAgent().usage())).isEqualTo(once);
     assertThat(sums(task().usage())).isEqualTo(once);
     assertThat(sums(chat().usage())).isEqualTo(once);
+  }
+
+  @Test
+  void aLateAnswerForASubAgentThatIsNoLongerActiveStoresAndCountsNothing() {
+    model.replies("Done.");
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    long messages = conversations.messages(subAgent.id()).size();
+    OutcomeRecorder recorder =
+        new OutcomeRecorder(
+            mongo, conversations, outbox, new EventCodec(), new UsageCounter(mongo), ledger);
+
+    Optional<SubAgentMessage> late =
+        recorder.storeAnswer(
+            subAgent(),
+            lastAnswer().seq(),
+            ScriptedModel.reply(
+                null, List.of(new ModelToolCall("call_9", "search_docs", "{\"query\":\"x\"}"))),
+            null);
+
+    assertThat(late).isEmpty();
+    assertThat(conversations.messages(subAgent.id())).hasSize((int) messages);
+    assertThat(toolCalls()).isEmpty();
+    assertThat(subAgent().messageCount()).as("no place taken either").isEqualTo(messages);
+    assertThat(sums(subAgent().usage())).isEqualTo(new Usage(10, 10, 1, null));
   }
 
   @Test
@@ -588,6 +701,32 @@ class AgentLoopTest {
     assertThat(model.requests()).hasSize(1);
   }
 
+  @Test
+  void aRunFailedByItsDeadlineWhileTheModelThinksStoresNoAnswerAndSchedulesNothing()
+      throws Exception {
+    CountDownLatch modelCalled = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    model.then(
+        held(
+            modelCalled,
+            release,
+            ScriptedModel.reply(
+                null, List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")))));
+    loop.wake(subAgent.id());
+    assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
+
+    loopWith(new RunLimits(25, 1000, 0.9, Duration.ofMillis(1), 3)).enforceDeadline(subAgent.id());
+    release.countDown();
+
+    await().until(() -> subAgent().turn() == null);
+    assertThat(subAgent().status()).isEqualTo(SubAgentStatus.failed);
+    assertThat(lastMessage().role()).isEqualTo("system");
+    assertThat(conversations.messages(subAgent.id()))
+        .extracting(SubAgentMessage::role)
+        .doesNotContain("assistant");
+    assertThat(toolCalls()).isEmpty();
+  }
+
   private AgentLoop loopWith(RunLimits limits) {
     AgentLoopProperties properties =
         new AgentLoopProperties(
@@ -608,6 +747,30 @@ class AgentLoopTest {
         limits,
         Executors.newVirtualThreadPerTaskExecutor(),
         ledger);
+  }
+
+  /** The commands sent to the server (name and collection) and the threads that sent them. */
+  private static final class Commands implements CommandListener {
+
+    private record Sent(String command, Thread thread) {}
+
+    private final List<Sent> sent = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void commandStarted(CommandStartedEvent event) {
+      BsonValue collection = event.getCommand().get(event.getCommandName());
+      String target =
+          collection != null && collection.isString() ? collection.asString().getValue() : "";
+      sent.add(new Sent(event.getCommandName() + " " + target, Thread.currentThread()));
+    }
+
+    void clear() {
+      sent.clear();
+    }
+
+    List<String> from(Predicate<Thread> threads) {
+      return sent.stream().filter(s -> threads.test(s.thread())).map(Sent::command).toList();
+    }
   }
 
   private static ModelReply withTokens(int prompt, int completion, String callId) {

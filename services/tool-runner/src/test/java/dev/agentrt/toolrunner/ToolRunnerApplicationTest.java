@@ -138,6 +138,7 @@ class ToolRunnerApplicationTest {
                 subAgent.id(),
                 subAgent.taskId(),
                 subAgent.chatId(),
+                subAgent.agent(),
                 "call_1",
                 "search_docs",
                 "{\"query\":\"kafka topics\"}",

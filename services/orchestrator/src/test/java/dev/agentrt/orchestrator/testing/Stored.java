@@ -177,6 +177,7 @@ public final class Stored {
             subAgent.id(),
             subAgent.taskId(),
             subAgent.chatId(),
+            subAgent.agent(),
             modelCallId,
             name,
             arguments,

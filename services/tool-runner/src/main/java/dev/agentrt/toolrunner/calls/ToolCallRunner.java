@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -116,7 +117,7 @@ class ToolCallRunner implements DisposableBean {
     executor.execute(
         () -> {
           try {
-            messages.answer(finished.id());
+            messages.answer(finished);
           } catch (RuntimeException e) {
             log.warn("could not answer tool call {}, will retry: {}", finished.id(), e.toString());
           }
@@ -147,8 +148,8 @@ class ToolCallRunner implements DisposableBean {
 
   private void recordAndAnswer(ToolCall call, ToolOutcome outcome, long latencyMs) {
     try {
-      boolean stored = calls.record(call.id(), outcome, latencyMs);
-      if (stored) {
+      Optional<ToolCall> stored = calls.record(call.id(), outcome, latencyMs);
+      if (stored.isPresent()) {
         recordEvent(
             call,
             RunEvent.TOOL_CALL_RESULT,
@@ -172,8 +173,8 @@ class ToolCallRunner implements DisposableBean {
           call.name(),
           outcome instanceof ToolOutcome.Failure f ? "failed: " + f.errorType() : "succeeded",
           latencyMs,
-          stored ? "" : " (another worker had already recorded it)");
-      messages.answer(call.id());
+          stored.isPresent() ? "" : " (another worker had already recorded it)");
+      stored.ifPresentOrElse(messages::answer, () -> messages.answer(call.id()));
     } catch (RuntimeException e) {
       unfinished(call, e);
     }

@@ -80,9 +80,9 @@ class ToolCalls {
    * Stores the outcome if the call is still running; a late duplicate finds it finished and changes
    * nothing. The lease stays until the tool message is appended ({@link #answered}).
    *
-   * @return whether this outcome is the one stored
+   * @return the call as stored with this outcome; empty when another outcome was stored first
    */
-  boolean record(String toolCallId, ToolOutcome outcome, long latencyMs) {
+  Optional<ToolCall> record(String toolCallId, ToolOutcome outcome, long latencyMs) {
     Update update = new Update().set("latencyMs", latencyMs).set("updatedAt", clock.instant());
     switch (outcome) {
       case ToolOutcome.Success success ->
@@ -90,18 +90,23 @@ class ToolCalls {
       case ToolOutcome.Failure failure ->
           update.set("status", ToolCallStatus.failed).set("error", failure.json());
     }
-    return mongo
-            .updateFirst(
-                Query.query(
-                    Criteria.where("_id").is(toolCallId).and("status").is(ToolCallStatus.running)),
-                update,
-                ToolCall.class)
-            .getModifiedCount()
-        == 1;
+    return Optional.ofNullable(
+        mongo.findAndModify(
+            Query.query(
+                Criteria.where("_id").is(toolCallId).and("status").is(ToolCallStatus.running)),
+            update,
+            FindAndModifyOptions.options().returnNew(true),
+            ToolCall.class));
   }
 
-  /** The name of the agent whose sub-agent made the call, or null if the sub-agent is gone. */
+  /**
+   * The name of the agent whose sub-agent made the call: the one the call names, else (a call
+   * stored before calls named it) its sub-agent's; null if that sub-agent is gone.
+   */
   @Nullable String agentOf(ToolCall call) {
+    if (call.agent() != null) {
+      return call.agent();
+    }
     SubAgent subAgent = mongo.findById(call.subAgentId(), SubAgent.class);
     return subAgent == null ? null : subAgent.agent();
   }

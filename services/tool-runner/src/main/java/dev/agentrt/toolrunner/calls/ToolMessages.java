@@ -7,9 +7,9 @@ import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.platform.outbox.OutboxPublishException;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
-import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
+import dev.agentrt.store.SubAgentIds;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
@@ -19,7 +19,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.stereotype.Component;
 
 /**
@@ -34,20 +33,14 @@ class ToolMessages {
   private static final Logger log = LoggerFactory.getLogger(ToolMessages.class);
 
   private final ToolCalls calls;
-  private final MongoTemplate mongo;
   private final SubAgentConversations conversations;
   private final Outbox outbox;
   private final EventCodec codec;
   private final Clock clock = Clock.systemUTC();
 
   ToolMessages(
-      ToolCalls calls,
-      MongoTemplate mongo,
-      SubAgentConversations conversations,
-      Outbox outbox,
-      EventCodec codec) {
+      ToolCalls calls, SubAgentConversations conversations, Outbox outbox, EventCodec codec) {
     this.calls = calls;
-    this.mongo = mongo;
     this.conversations = conversations;
     this.outbox = outbox;
     this.codec = codec;
@@ -57,17 +50,24 @@ class ToolMessages {
     return Ids.derived(toolCallId, "tool-message");
   }
 
-  /** Appends and publishes the tool message if the call is finished and not yet answered. */
+  /**
+   * Appends and publishes the tool message if the call is finished and not yet answered, as it is
+   * stored now.
+   */
   void answer(String toolCallId) {
-    ToolCall call = calls.find(toolCallId).orElse(null);
-    if (call == null || !ToolCalls.finished(call) || call.leaseUntil() == null) {
+    calls.find(toolCallId).ifPresent(this::answer);
+  }
+
+  /**
+   * Appends and publishes the tool message of the call as given (just recorded, or just taken back
+   * by the sweeper), if it is finished and not yet answered. The call carries its sub-agent's ids,
+   * so neither it nor the sub-agent is read again.
+   */
+  void answer(ToolCall call) {
+    if (!ToolCalls.finished(call) || call.leaseUntil() == null) {
       return;
     }
-    SubAgent subAgent = mongo.findById(call.subAgentId(), SubAgent.class);
-    if (subAgent == null) {
-      throw new IllegalStateException(
-          "tool call " + call.id() + " belongs to no stored sub-agent " + call.subAgentId());
-    }
+    SubAgentIds subAgent = SubAgentIds.of(call);
     // Millisecond precision, as MongoDB stores it: the event's time is the message's createdAt.
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
     String messageId = messageId(call.id());

@@ -43,6 +43,7 @@ final class ToolCallFixtures {
         subAgent.id(),
         subAgent.taskId(),
         subAgent.chatId(),
+        subAgent.agent(),
         modelCallId,
         name,
         arguments,
@@ -56,12 +57,34 @@ final class ToolCallFixtures {
         List.of());
   }
 
+  /** The call naming another agent; null: as stored before tool calls named their agent. */
+  static ToolCall namingAgent(ToolCall call, @Nullable String agent) {
+    return new ToolCall(
+        call.id(),
+        call.subAgentId(),
+        call.taskId(),
+        call.chatId(),
+        agent,
+        call.modelCallId(),
+        call.name(),
+        call.arguments(),
+        call.status(),
+        call.result(),
+        call.error(),
+        call.latencyMs(),
+        call.leaseUntil(),
+        call.createdAt(),
+        call.updatedAt(),
+        call.outbox());
+  }
+
   static ToolCall finished(ToolCall call, ToolCallStatus status, String json, Instant leaseUntil) {
     return new ToolCall(
         call.id(),
         call.subAgentId(),
         call.taskId(),
         call.chatId(),
+        call.agent(),
         call.modelCallId(),
         call.name(),
         call.arguments(),

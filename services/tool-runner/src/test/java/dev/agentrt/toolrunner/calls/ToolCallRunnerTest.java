@@ -2,6 +2,7 @@ package dev.agentrt.toolrunner.calls;
 
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.call;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.finished;
+import static dev.agentrt.toolrunner.calls.ToolCallFixtures.namingAgent;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.now;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.pending;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.requested;
@@ -9,8 +10,12 @@ import static dev.agentrt.toolrunner.calls.ToolCallFixtures.subAgent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.agents.AgentCatalog;
@@ -49,6 +54,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -94,6 +100,8 @@ class ToolCallRunnerTest {
       new ToolCallProperties(
           Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(10));
 
+  private static final Commands COMMANDS = new Commands();
+
   private static MongoServer mongoServer;
   private static MongoClient mongoClient;
   private static MongoTemplate mongo;
@@ -107,7 +115,13 @@ class ToolCallRunnerTest {
   @BeforeAll
   static void startMongo() {
     mongoServer = new MongoServer(new MemoryBackend());
-    mongoClient = MongoClients.create("mongodb://127.0.0.1:" + mongoServer.bind().getPort());
+    mongoClient =
+        MongoClients.create(
+            MongoClientSettings.builder()
+                .applyConnectionString(
+                    new ConnectionString("mongodb://127.0.0.1:" + mongoServer.bind().getPort()))
+                .addCommandListener(COMMANDS)
+                .build());
     mongo = new MongoTemplate(mongoClient, "agentrt");
   }
 
@@ -122,6 +136,7 @@ class ToolCallRunnerTest {
     mongo.getDb().drop();
     new StoreIndexes(mongo).afterPropertiesSet();
     new ToolCallIndexes(mongo).afterPropertiesSet();
+    COMMANDS.clear();
     tool = new ScriptedTool();
     runner = runner(PROPERTIES);
     sweeper = new LeaseSweeper(new ToolCalls(mongo, PROPERTIES), runner);
@@ -140,7 +155,7 @@ class ToolCallRunnerTest {
     ToolCalls calls = new ToolCalls(mongo, properties);
     ToolMessages messages =
         new ToolMessages(
-            calls, mongo, new SubAgentConversations(mongo), new Outbox(published, mongo), CODEC);
+            calls, new SubAgentConversations(mongo), new Outbox(published, mongo), CODEC);
     ToolCallRunner made =
         new ToolCallRunner(
             calls,
@@ -190,6 +205,28 @@ class ToolCallRunnerTest {
                 SubAgentMessage.TOOL));
     assertThat(published.entries.getFirst().topic()).isEqualTo(Topics.SUB_AGENT_MESSAGES);
     assertThat(published.entries.getFirst().key()).isEqualTo(subAgent.id());
+  }
+
+  @Test
+  void aRecordedCallIsAnsweredWithoutReadingTheCallOrItsSubAgentAgain() {
+    SubAgent subAgent = stored(subAgent());
+    ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"));
+
+    runner.onRequested(requested(call));
+    awaitAnswered(call);
+
+    // The runner works on virtual threads; the test and its polling on platform threads.
+    List<String> runners = COMMANDS.fromVirtualThreads();
+    assertThat(runners)
+        .as("the runner's commands")
+        .contains(
+            "findAndModify " + Collections.SUB_AGENT_TOOL_CALLS,
+            "insert " + Collections.SUB_AGENT_MESSAGES)
+        .doesNotContain("find " + Collections.SUB_AGENT_TOOL_CALLS);
+    assertThat(runners)
+        .as("the call names its agent: the sub-agent is not read")
+        .doesNotContain("find " + Collections.SUB_AGENTS);
+    assertThat(theToolMessageOf(call).content()).isEqualTo(ScriptedTool.RESULT);
   }
 
   @Test
@@ -303,6 +340,39 @@ class ToolCallRunnerTest {
 
     assertThat(tool.executions).hasValue(0);
     assertThat(JSON.readTree(done.error()).get("error_type").asString()).isEqualTo("not_allowed");
+  }
+
+  @Test
+  void aCallStoredBeforeCallsNamedTheirAgentIsCheckedAgainstItsSubAgentsAgent() {
+    SubAgent filer = stored(subAgent("filer"));
+    ToolCall refused =
+        stored(namingAgent(pending(filer, "search_docs", "{\"query\":\"x\"}"), null));
+    SubAgent researcher = stored(subAgent("researcher"));
+    ToolCall allowed =
+        stored(namingAgent(pending(researcher, "search_docs", "{\"query\":\"x\"}"), null));
+
+    runner.onRequested(requested(refused));
+    runner.onRequested(requested(allowed));
+
+    assertThat(JSON.readTree(awaitAnswered(refused).error()).get("error_type").asString())
+        .isEqualTo("not_allowed");
+    assertThat(awaitAnswered(allowed).status()).isEqualTo(ToolCallStatus.success);
+    assertThat(tool.executions).hasValue(1);
+  }
+
+  @Test
+  void theAgentTheCallNamesDecidesWhatItMayCall() {
+    // The names differ only here: the agent loop copies the sub-agent's onto the call.
+    SubAgent subAgent = stored(subAgent("researcher"));
+    ToolCall named =
+        stored(namingAgent(pending(subAgent, "search_docs", "{\"query\":\"x\"}"), "filer"));
+
+    runner.onRequested(requested(named));
+
+    ToolCall done = awaitAnswered(named);
+    assertThat(tool.executions).hasValue(0);
+    assertThat(JSON.readTree(done.error()).get("message").asString())
+        .contains("agent 'filer' may not call 'search_docs'");
   }
 
   @Test
@@ -617,6 +687,30 @@ class ToolCallRunnerTest {
     assertThat(message.role()).isEqualTo(SubAgentMessage.TOOL);
     assertThat(mongo.getCollection(Collections.SUB_AGENT_MESSAGES).countDocuments()).isEqualTo(1);
     return message;
+  }
+
+  /** The commands sent to the server: name and collection, and which thread sent them. */
+  private static final class Commands implements CommandListener {
+
+    private record Sent(String command, boolean virtual) {}
+
+    private final List<Sent> sent = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void commandStarted(CommandStartedEvent event) {
+      BsonValue collection = event.getCommand().get(event.getCommandName());
+      String target =
+          collection != null && collection.isString() ? collection.asString().getValue() : "";
+      sent.add(new Sent(event.getCommandName() + " " + target, Thread.currentThread().isVirtual()));
+    }
+
+    void clear() {
+      sent.clear();
+    }
+
+    List<String> fromVirtualThreads() {
+      return sent.stream().filter(Sent::virtual).map(Sent::command).toList();
+    }
   }
 
   /** Records what would be sent to Kafka, acknowledging at once. */

@@ -1,0 +1,163 @@
+package dev.agentrt.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.agentrt.store.SubAgentConversations.Appended;
+import dev.agentrt.store.SubAgentConversations.NewMessage;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.data.mongodb.core.MongoTemplate;
+
+/**
+ * Appends to a sub-agent's conversation on a real MongoDB-protocol server, one at a time and
+ * racing.
+ */
+class SubAgentConversationsTest {
+
+  private static MongoServer server;
+  private static MongoClient client;
+  private static MongoTemplate mongo;
+  private static SubAgentConversations conversations;
+
+  @BeforeAll
+  static void start() {
+    server = new MongoServer(new MemoryBackend());
+    client = MongoClients.create("mongodb://127.0.0.1:" + server.bind().getPort());
+    mongo = new MongoTemplate(client, "agentrt");
+    new StoreIndexes(mongo).afterPropertiesSet();
+    conversations = new SubAgentConversations(mongo);
+  }
+
+  @AfterAll
+  static void stop() {
+    client.close();
+    server.shutdownNow();
+  }
+
+  @Test
+  void ofTwoConcurrentAppendsOfTheSameMessageExactlyOneInsertsIt() throws Exception {
+    SubAgent subAgent = storedSubAgent();
+    try (ExecutorService both = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (int round = 0; round < 20; round++) {
+        NewMessage message = message(Ids.fresh(), "result " + round);
+        CyclicBarrier together = new CyclicBarrier(2);
+        Future<Appended> first =
+            both.submit(
+                () -> {
+                  together.await();
+                  return conversations.appendIfAbsent(subAgent, message, Instant.EPOCH);
+                });
+        Future<Appended> second =
+            both.submit(
+                () -> {
+                  together.await();
+                  return conversations.appendIfAbsent(subAgent, message, Instant.EPOCH);
+                });
+        List<Appended> appended = List.of(first.get(), second.get());
+
+        assertThat(appended).filteredOn(Appended::inserted).hasSize(1);
+        assertThat(appended.get(0).message()).isEqualTo(appended.get(1).message());
+        assertThat(appended.get(0).message().content()).isEqualTo("result " + round);
+      }
+    }
+    assertThat(conversations.messages(subAgent.id()))
+        .extracting(SubAgentMessage::content)
+        .hasSize(20)
+        .doesNotHaveDuplicates();
+  }
+
+  @Test
+  void appendingAgainReturnsWhatWasStoredAndLaterMessagesStillComeAfterIt() {
+    SubAgent subAgent = storedSubAgent();
+    String id = Ids.fresh();
+
+    Appended first = conversations.appendIfAbsent(subAgent, message(id, "first"), Instant.EPOCH);
+    Appended again = conversations.appendIfAbsent(subAgent, message(id, "again"), Instant.EPOCH);
+    Appended next =
+        conversations.appendIfAbsent(subAgent, message(Ids.fresh(), "next"), Instant.EPOCH);
+
+    assertThat(first.inserted()).isTrue();
+    assertThat(again.inserted()).isFalse();
+    assertThat(again.message()).isEqualTo(first.message());
+    assertThat(next.inserted()).isTrue();
+    assertThat(conversations.messages(subAgent.id()))
+        .extracting(SubAgentMessage::content)
+        .containsExactly("first", "next");
+  }
+
+  @Test
+  void aClashOnTheSequenceNumberIsNotTakenForAnEarlierAppendOfTheMessage() {
+    SubAgent subAgent = storedSubAgent();
+    // A message holding the next seq without having counted it: the append's insert clashes on
+    // (subAgentId, seq), not on its id.
+    mongo.insert(
+        new SubAgentMessage(
+            Ids.fresh(),
+            subAgent.id(),
+            subAgent.taskId(),
+            subAgent.chatId(),
+            1,
+            SubAgentMessage.USER,
+            "squatter",
+            List.of(),
+            null,
+            Instant.EPOCH,
+            List.of()));
+    NewMessage message = message(Ids.fresh(), "mine");
+
+    assertThatThrownBy(() -> conversations.appendIfAbsent(subAgent, message, Instant.EPOCH))
+        .isInstanceOf(DuplicateKeyException.class);
+    assertThat(mongo.findById(message.id(), SubAgentMessage.class)).isNull();
+  }
+
+  @Test
+  void appendingToASubAgentThatIsNotStoredFails() {
+    SubAgent missing =
+        new SubAgent(
+            Ids.fresh(),
+            "task",
+            "chat",
+            "researcher",
+            SubAgentStatus.active,
+            0,
+            null,
+            Instant.EPOCH,
+            Instant.EPOCH);
+
+    assertThatThrownBy(
+            () -> conversations.appendIfAbsent(missing, message(Ids.fresh(), "x"), Instant.EPOCH))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(conversations.messages(missing.id())).isEmpty();
+  }
+
+  private static SubAgent storedSubAgent() {
+    return mongo.insert(
+        new SubAgent(
+            Ids.fresh(),
+            Ids.fresh(),
+            Ids.fresh(),
+            "researcher",
+            SubAgentStatus.active,
+            0,
+            null,
+            Instant.EPOCH,
+            Instant.EPOCH));
+  }
+
+  private static NewMessage message(String id, String content) {
+    return new NewMessage(id, SubAgentMessage.TOOL, content, List.of(), "call_1", List.of());
+  }
+}

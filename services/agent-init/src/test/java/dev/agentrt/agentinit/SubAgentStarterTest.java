@@ -1,0 +1,174 @@
+package dev.agentrt.agentinit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.TaskCreated;
+import dev.agentrt.events.Topics;
+import dev.agentrt.platform.messaging.EventPublisher;
+import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatLimits;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.RunLedger;
+import dev.agentrt.store.StoreIndexes;
+import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentConversations;
+import dev.agentrt.store.SubAgentMessage;
+import dev.agentrt.store.SubAgentStatus;
+import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskStatus;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+/**
+ * Starting a task's sub-agent, given the stored task and its {@code TaskCreated}: the writes it
+ * makes, on a real MongoDB-protocol server, publishing to a real broker.
+ */
+class SubAgentStarterTest {
+
+  private static final AgentCatalog AGENTS =
+      AgentCatalog.read(
+          new ByteArrayInputStream(
+              """
+              agents:
+                - name: researcher
+                  description: Researches.
+                  systemPrompt: You research.
+                  tools: [search_docs]
+              """
+                  .getBytes(StandardCharsets.UTF_8)),
+          "test agents");
+
+  private static EmbeddedKafkaKraftBroker kafka;
+  private static MongoServer mongoServer;
+  private static MongoClient mongoClient;
+  private static MongoTemplate mongo;
+  private static SubAgentStarter starter;
+
+  @BeforeAll
+  static void startInfrastructure() {
+    kafka = new EmbeddedKafkaKraftBroker(1, 1, Topics.TASKS, Topics.SUB_AGENT_MESSAGES);
+    kafka.afterPropertiesSet();
+    mongoServer = new MongoServer(new MemoryBackend());
+    mongoClient = MongoClients.create("mongodb://127.0.0.1:" + mongoServer.bind().getPort());
+    mongo = new MongoTemplate(mongoClient, "agentrt");
+    new StoreIndexes(mongo).afterPropertiesSet();
+    KafkaTemplate<String, byte[]> template =
+        new KafkaTemplate<>(
+            new DefaultKafkaProducerFactory<>(
+                Map.of("bootstrap.servers", kafka.getBrokersAsString()),
+                new StringSerializer(),
+                new ByteArraySerializer()));
+    EventCodec codec = new EventCodec();
+    starter =
+        new SubAgentStarter(
+            mongo,
+            new SubAgentConversations(mongo),
+            AGENTS,
+            new Outbox(new EventPublisher(template, "agent-init-test"), mongo),
+            codec,
+            new RunLedger(mongo));
+  }
+
+  @AfterAll
+  static void stopInfrastructure() {
+    mongoClient.close();
+    mongoServer.shutdownNow();
+    kafka.destroy();
+  }
+
+  @Test
+  void theSubAgentCarriesTheTasksModelAndTheChatsLimitsAndIsStartedOnceWhenTheEventComesTwice() {
+    ChatLimits limits = new ChatLimits(4, 20_000L, null);
+    TaskCreated created = created(storedTask("chat-model", limits));
+
+    starter.start(created);
+    starter.start(created);
+
+    SubAgent subAgent = subAgentOf(created);
+    assertThat(subAgent.status()).isEqualTo(SubAgentStatus.active);
+    assertThat(subAgent.settings()).isEqualTo(new SubAgent.Settings("chat-model", limits));
+    assertThat(mongo.findById(created.taskId(), Task.class))
+        .satisfies(t -> assertThat(t.status()).isEqualTo(TaskStatus.running))
+        .satisfies(t -> assertThat(t.subAgentId()).isEqualTo(subAgent.id()));
+    List<SubAgentMessage> messages = new SubAgentConversations(mongo).messages(subAgent.id());
+    assertThat(messages)
+        .extracting(SubAgentMessage::role)
+        .containsExactly(SubAgentMessage.SYSTEM, SubAgentMessage.USER);
+    await()
+        .until(
+            () ->
+                new SubAgentConversations(mongo)
+                    .messages(subAgent.id())
+                    .getLast()
+                    .outbox()
+                    .isEmpty());
+  }
+
+  @Test
+  void aTaskWithoutAModelInAChatWithoutLimitsGivesEmptySettingsNotNone() {
+    TaskCreated created = created(storedTask(null, null));
+
+    starter.start(created);
+
+    assertThat(subAgentOf(created).settings())
+        .as("stored and read back: present, so the loop reads neither the task nor the chat")
+        .isEqualTo(new SubAgent.Settings(null, null));
+  }
+
+  private static Task storedTask(@Nullable String model, @Nullable ChatLimits limits) {
+    Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    Chat chat = mongo.insert(new Chat(Ids.fresh(), "test", null, now, null, limits));
+    return mongo.insert(
+        new Task(
+            Ids.fresh(),
+            chat.id(),
+            Task.TYPE_AGENT,
+            "researcher",
+            "Research Kafka",
+            model,
+            TaskStatus.created,
+            null,
+            null,
+            null,
+            null,
+            now,
+            now,
+            List.of()));
+  }
+
+  private static TaskCreated created(Task task) {
+    return new TaskCreated(
+        Ids.derived(task.id(), "created"),
+        task.createdAt(),
+        task.id(),
+        task.chatId(),
+        task.agent(),
+        task.instruction());
+  }
+
+  private static SubAgent subAgentOf(TaskCreated created) {
+    return mongo.findById(Ids.derived(created.taskId(), "sub-agent"), SubAgent.class);
+  }
+}
