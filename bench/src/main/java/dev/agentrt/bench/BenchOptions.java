@@ -104,7 +104,7 @@ record BenchOptions(
         help,
         scenarios,
         reps,
-        quick ? 20 : 50,
+        50,
         quick ? 300 : 1000,
         stepAgents,
         stepRounds,

@@ -8,12 +8,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /** The six scenarios of issue 8, each repeated and summed up in a {@link ScenarioResult}. */
 final class Scenarios {
 
   private static final Duration BATCH_TIMEOUT = Duration.ofMinutes(5);
   private static final Duration FOOTPRINT_SAMPLE = Duration.ofMillis(250);
+
+  /** Warm-up ends when two batches in a row cost within this share of each other's CPU per step. */
+  private static final double WARM = 0.10;
+
+  private static final int MIN_WARM_UP_BATCHES = 3;
+  private static final int MAX_WARM_UP_BATCHES = 15;
 
   private final BenchStack stack;
   private final ChatDriver driver;
@@ -36,11 +43,52 @@ final class Scenarios {
     this.driver = new ChatDriver(stack.orchestratorUrl());
   }
 
-  /** Instant model and tools, to get the JIT compilers and the connection pools going. */
+  /**
+   * Instant model and tools until the stack is warm: batches of sub-agents until the CPU time per
+   * step of two batches in a row differs by less than {@link #WARM}. In their first minutes the
+   * JVMs' JIT compilers are still at work, and a step then costs about twice the CPU it costs once
+   * they are done: measured before that, every scenario would measure the compilers.
+   */
   void warmUp() {
-    for (int i = 0; i < 2; i++) {
-      batch("warm-up", instant(options.warmupAgents(), 5));
+    double previous = Double.NaN;
+    for (int i = 1; i <= MAX_WARM_UP_BATCHES; i++) {
+      Measured warmUp = measured(() -> batch("warm-up", instant(options.warmupAgents(), 5)));
+      double cpuPerStep = warmUp.cpuMillisPerStep();
+      say.accept("  warm-up %d: %.1f ms CPU per step".formatted(i, cpuPerStep));
+      if (i >= MIN_WARM_UP_BATCHES && Math.abs(cpuPerStep - previous) < WARM * previous) {
+        return;
+      }
+      previous = cpuPerStep;
     }
+    say.accept("  warm-up: the CPU per step still changes; measuring anyway");
+  }
+
+  /** A batch, with the CPU time every process of the stack spent while it ran. */
+  private record Measured(Batch batch, Map<String, Double> cpuSeconds, double wallSeconds) {
+
+    long steps() {
+      return batch.toolCallsById.values().stream().mapToLong(List::size).sum();
+    }
+
+    double cpuSecondsTotal() {
+      return cpuSeconds.values().stream().mapToDouble(Double::doubleValue).sum();
+    }
+
+    double cpuMillisPerStep() {
+      return cpuSecondsTotal() * 1000 / steps();
+    }
+  }
+
+  private Measured measured(Supplier<Batch> run) {
+    Map<String, Long> pids = stack.pids();
+    Map<String, Double> cpuBefore = new LinkedHashMap<>();
+    pids.forEach((name, pid) -> cpuBefore.put(name, Proc.cpuSeconds(pid)));
+    long wallStart = System.nanoTime();
+    Batch batch = run.get();
+    double wall = (System.nanoTime() - wallStart) / 1e9;
+    Map<String, Double> cpu = new LinkedHashMap<>();
+    pids.forEach((name, pid) -> cpu.put(name, Proc.cpuSeconds(pid) - cpuBefore.get(name)));
+    return new Measured(batch, cpu, wall);
   }
 
   ScenarioResult floor() {
@@ -142,31 +190,25 @@ final class Scenarios {
     List<Double> cores = new ArrayList<>(), stepP50 = new ArrayList<>();
     List<Double> cpuPerStep = new ArrayList<>(), stepsPerFreeCores = new ArrayList<>();
     for (int rep = 0; rep < options.reps(); rep++) {
-      Map<String, Long> pids = stack.pids();
-      Map<String, Double> cpuBefore = new LinkedHashMap<>();
-      pids.forEach((name, pid) -> cpuBefore.put(name, Proc.cpuSeconds(pid)));
-      long wallStart = System.nanoTime();
-      Batch batch = batch("throughput", instant(n, rounds));
-      double wall = (System.nanoTime() - wallStart) / 1e9;
-      Map<String, Double> cpu = new LinkedHashMap<>();
-      pids.forEach((name, pid) -> cpu.put(name, Proc.cpuSeconds(pid) - cpuBefore.get(name)));
+      Measured measured = measured(() -> batch("throughput", instant(n, rounds)));
+      Batch batch = measured.batch();
       double seconds = (batch.lastEndedAt() - batch.postedAt) / 1000.0;
-      long steps = batch.toolCallsById.values().stream().mapToLong(List::size).sum();
+      long steps = measured.steps();
       stepsPerS.add(steps / seconds);
       runsPerS.add(batch.succeeded() / seconds);
-      double cpuTotal = cpu.values().stream().mapToDouble(Double::doubleValue).sum();
-      cores.add(cpuTotal / wall);
+      double cpuTotal = measured.cpuSecondsTotal();
+      cores.add(cpuTotal / measured.wallSeconds());
       // CPU time is what other processes on a shared machine cannot take away: what one step
       // costs, and how many steps per second two free cores could therefore carry.
-      cpuPerStep.add(cpuTotal * 1000 / steps);
+      cpuPerStep.add(measured.cpuMillisPerStep());
       stepsPerFreeCores.add(2 * steps / cpuTotal);
       stepP50.add(Steps.of(batch).total().p50());
       Map<String, Object> detail = new LinkedHashMap<>();
       detail.put("steps", steps);
       detail.put("succeeded", batch.succeeded());
       detail.put("seconds", seconds);
-      detail.put("cpuSecondsByProcess", cpu);
-      detail.put("wallSecondsOfCpuWindow", wall);
+      detail.put("cpuSecondsByProcess", measured.cpuSeconds());
+      detail.put("wallSecondsOfCpuWindow", measured.wallSeconds());
       result.details.put("rep" + (rep + 1), detail);
     }
     result
