@@ -104,7 +104,7 @@ record BenchOptions(
         help,
         scenarios,
         reps,
-        50,
+        100,
         quick ? 300 : 1000,
         stepAgents,
         stepRounds,

@@ -16,11 +16,10 @@ final class Scenarios {
   private static final Duration BATCH_TIMEOUT = Duration.ofMinutes(5);
   private static final Duration FOOTPRINT_SAMPLE = Duration.ofMillis(250);
 
-  /** Warm-up ends when two batches in a row cost within this share of each other's CPU per step. */
-  private static final double WARM = 0.10;
+  /** Less than this share cheaper than the cheapest warm-up batch so far is no longer cheaper. */
+  private static final double IMPROVEMENT = 0.05;
 
-  private static final int MIN_WARM_UP_BATCHES = 3;
-  private static final int MAX_WARM_UP_BATCHES = 15;
+  private static final int MAX_WARM_UP_BATCHES = 20;
 
   private final BenchStack stack;
   private final ChatDriver driver;
@@ -44,23 +43,27 @@ final class Scenarios {
   }
 
   /**
-   * Instant model and tools until the stack is warm: batches of sub-agents until the CPU time per
-   * step of two batches in a row differs by less than {@link #WARM}. In their first minutes the
-   * JVMs' JIT compilers are still at work, and a step then costs about twice the CPU it costs once
-   * they are done: measured before that, every scenario would measure the compilers.
+   * Instant model and tools until the stack is warm: batches of sub-agents until two batches in a
+   * row cost no less CPU per step than the cheapest one before them (by more than {@link
+   * #IMPROVEMENT}). In their first minutes the JVMs' JIT compilers are still at work and a step
+   * costs about twice the CPU it costs once they are done; measured before that, every scenario
+   * would measure the compilers.
    */
   void warmUp() {
-    double previous = Double.NaN;
+    double cheapest = Double.MAX_VALUE;
+    int notCheaper = 0;
     for (int i = 1; i <= MAX_WARM_UP_BATCHES; i++) {
       Measured warmUp = measured(() -> batch("warm-up", instant(options.warmupAgents(), 5)));
       double cpuPerStep = warmUp.cpuMillisPerStep();
       say.accept("  warm-up %d: %.1f ms CPU per step".formatted(i, cpuPerStep));
-      if (i >= MIN_WARM_UP_BATCHES && Math.abs(cpuPerStep - previous) < WARM * previous) {
+      if (cpuPerStep < cheapest * (1 - IMPROVEMENT)) {
+        notCheaper = 0;
+      } else if (++notCheaper == 2) {
         return;
       }
-      previous = cpuPerStep;
+      cheapest = Math.min(cheapest, cpuPerStep);
     }
-    say.accept("  warm-up: the CPU per step still changes; measuring anyway");
+    say.accept("  warm-up: a step still gets cheaper; measuring anyway");
   }
 
   /** A batch, with the CPU time every process of the stack spent while it ran. */
@@ -302,7 +305,9 @@ final class Scenarios {
         "model's answer with the k calls sent → next model turn received (all k results back)");
     List<Double> turnTime = new ArrayList<>(),
         overhead = new ArrayList<>(),
-        spread = new ArrayList<>();
+        spread = new ArrayList<>(),
+        there = new ArrayList<>(),
+        back = new ArrayList<>();
     for (int rep = 0; rep < options.reps(); rep++) {
       String group = "tools" + (++batches);
       Script script = new Script(group + "-0", group, 1, k, BenchStack.HTTP_GET, 0, 0, t);
@@ -325,10 +330,14 @@ final class Scenarios {
       long firstArrival = calls.stream().mapToLong(SlowEndpoint.Call::arrivedAt).min().orElse(0);
       long lastArrival = calls.stream().mapToLong(SlowEndpoint.Call::arrivedAt).max().orElse(0);
       spread.add((double) (lastArrival - firstArrival));
+      there.add((double) (firstArrival - first.answeredAt()));
+      back.add((double) (next.receivedAt() - (lastArrival + t)));
     }
     result
         .row("turn time", "ms", turnTime)
         .row("turn time − t", "ms", overhead, Target.atMost(50, "ms"))
+        .row("  answer sent → first call reaches the endpoint", "ms", there)
+        .row("  last call answered → next model turn received", "ms", back)
         .row("first → last of the k calls reaching the endpoint", "ms", spread);
     return result;
   }
