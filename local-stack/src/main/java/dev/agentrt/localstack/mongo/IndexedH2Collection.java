@@ -62,7 +62,7 @@ final class IndexedH2Collection extends H2Collection {
     if (candidates == null) {
       return super.queryDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
     }
-    // A copy: matching may update documents, and with them the index being iterated.
+    // A copy: the index changes with every write, and the result may be read after this returns.
     return matchDocuments(
         query, List.copyOf(candidates), orderBy, numberToSkip, limit, batchSize, fieldSelector);
   }
