@@ -63,43 +63,56 @@ final class FieldIndex {
   /**
    * The positions of every document that can satisfy {@code condition} (a query's value for this
    * path), or null when this index cannot tell (null, {@code $ne}, {@code $exists}, regular
-   * expressions, values of other types …).
+   * expressions, values of other types …) or would give {@code bound} positions or more, which is
+   * no narrower than what the caller has: a union is built only when it is the narrowest.
    */
-  @Nullable Collection<Object> candidates(@Nullable Object condition) {
+  @Nullable Collection<Object> candidates(@Nullable Object condition, int bound) {
     if (isKey(condition)) {
-      return positionsByValue.getOrDefault(condition, Set.of());
+      return below(positionsByValue.getOrDefault(condition, Set.of()), bound);
     }
     if (!(condition instanceof Document operators) || operators.isEmpty()) {
       return null;
     }
     Collection<Object> narrowest = null;
     for (Map.Entry<String, Object> operator : operators.entrySet()) {
-      Collection<Object> candidates = candidates(operator.getKey(), operator.getValue());
-      if (candidates != null && (narrowest == null || candidates.size() < narrowest.size())) {
+      Collection<Object> candidates =
+          candidates(
+              operator.getKey(), operator.getValue(), narrowest == null ? bound : narrowest.size());
+      if (candidates != null) {
         narrowest = candidates;
       }
     }
     return narrowest;
   }
 
-  private @Nullable Collection<Object> candidates(String operator, @Nullable Object operand) {
+  private @Nullable Collection<Object> candidates(
+      String operator, @Nullable Object operand, int bound) {
     if (operator.equals("$eq") && isKey(operand)) {
-      return positionsByValue.getOrDefault(operand, Set.of());
+      return below(positionsByValue.getOrDefault(operand, Set.of()), bound);
     }
     if (operator.equals("$in") && operand instanceof Collection<?> values) {
-      Set<Object> union = new LinkedHashSet<>();
+      long size = 0;
       for (Object value : values) {
         if (!isKey(value)) {
           return null; // null (matches a missing value), a regular expression …
         }
-        union.addAll(positionsByValue.getOrDefault(value, Set.of()));
+        size += positionsByValue.getOrDefault(value, Set.of()).size();
       }
+      if (size >= bound) {
+        return null;
+      }
+      Set<Object> union = new LinkedHashSet<>();
+      values.forEach(value -> union.addAll(positionsByValue.getOrDefault(value, Set.of())));
       return union;
     }
     if (RANGE.contains(operator) && operand != null) {
-      return positionsWithValue;
+      return below(positionsWithValue, bound);
     }
     return null;
+  }
+
+  private static @Nullable Collection<Object> below(Collection<Object> positions, int bound) {
+    return positions.size() < bound ? positions : null;
   }
 
   /** The non-null values at the path, an array's elements one by one; empty if none. */

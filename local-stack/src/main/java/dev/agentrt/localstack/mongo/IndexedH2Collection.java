@@ -76,7 +76,10 @@ final class IndexedH2Collection extends H2Collection {
     }
     for (Map.Entry<String, Object> condition : query.entrySet()) {
       FieldIndex index = fieldIndexes.get(condition.getKey());
-      narrowest = fewer(narrowest, index == null ? null : index.candidates(condition.getValue()));
+      if (index != null) {
+        int bound = narrowest == null ? Integer.MAX_VALUE : narrowest.size();
+        narrowest = fewer(narrowest, index.candidates(condition.getValue(), bound));
+      }
     }
     return narrowest;
   }

@@ -123,15 +123,23 @@ class IndexingH2BackendTest {
       outbox.add("d-" + i, document);
     }
 
-    assertThat(status.candidates("pending")).containsExactly("d-0", "d-1");
-    assertThat(status.candidates(new de.bwaldvogel.mongo.bson.Document("$in", List.of("x"))))
+    int any = Integer.MAX_VALUE;
+    assertThat(status.candidates("pending", any)).containsExactly("d-0", "d-1");
+    assertThat(status.candidates(new de.bwaldvogel.mongo.bson.Document("$in", List.of("x")), any))
         .isEmpty();
-    assertThat(lease.candidates(new de.bwaldvogel.mongo.bson.Document("$lt", new Date())))
+    assertThat(lease.candidates(new de.bwaldvogel.mongo.bson.Document("$lt", new Date()), any))
         .containsExactly("d-5");
-    assertThat(outbox.candidates(new de.bwaldvogel.mongo.bson.Document("$lt", new Date())))
+    assertThat(outbox.candidates(new de.bwaldvogel.mongo.bson.Document("$lt", new Date()), any))
         .containsExactly("d-3");
-    assertThat(status.candidates(null)).isNull();
-    assertThat(status.candidates(new de.bwaldvogel.mongo.bson.Document("$ne", "pending"))).isNull();
+    assertThat(status.candidates(null, any)).isNull();
+    assertThat(status.candidates(new de.bwaldvogel.mongo.bson.Document("$ne", "pending"), any))
+        .isNull();
+    // no narrower than what the caller has (one document by its _id, say): not built at all
+    de.bwaldvogel.mongo.bson.Document finished =
+        new de.bwaldvogel.mongo.bson.Document("$in", List.of("success", "failed"));
+    assertThat(status.candidates(finished, 1)).isNull();
+    assertThat(status.candidates(finished, any)).hasSize(8);
+    assertThat(status.candidates("success", 8)).isNull();
   }
 
   /** One random write, the same on every server it is applied to; returns what the write said. */
