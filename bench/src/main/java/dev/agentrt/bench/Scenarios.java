@@ -19,6 +19,8 @@ final class Scenarios {
   /** Less than this share cheaper than the cheapest warm-up batch so far is no longer cheaper. */
   private static final double IMPROVEMENT = 0.05;
 
+  private static final int NOT_CHEAPER = 3;
+
   private static final int MAX_WARM_UP_BATCHES = 20;
 
   private final BenchStack stack;
@@ -43,11 +45,12 @@ final class Scenarios {
   }
 
   /**
-   * Instant model and tools until the stack is warm: batches of sub-agents until two batches in a
-   * row cost no less CPU per step than the cheapest one before them (by more than {@link
-   * #IMPROVEMENT}). In their first minutes the JVMs' JIT compilers are still at work and a step
-   * costs about twice the CPU it costs once they are done; measured before that, every scenario
-   * would measure the compilers.
+   * Instant model and tools until the stack is warm: batches of sub-agents until {@link
+   * #NOT_CHEAPER} batches in a row cost no less CPU per step than the cheapest one before them (by
+   * more than {@link #IMPROVEMENT}); the compilers work in bursts, so one or two such batches can
+   * still be followed by a cheaper one. In their first minutes the JVMs' JIT compilers are still at
+   * work and a step costs about twice the CPU it costs once they are done; measured before that,
+   * every scenario would measure the compilers.
    */
   void warmUp() {
     double cheapest = Double.MAX_VALUE;
@@ -58,7 +61,7 @@ final class Scenarios {
       say.accept("  warm-up %d: %.1f ms CPU per step".formatted(i, cpuPerStep));
       if (cpuPerStep < cheapest * (1 - IMPROVEMENT)) {
         notCheaper = 0;
-      } else if (++notCheaper == 2) {
+      } else if (++notCheaper == NOT_CHEAPER) {
         return;
       }
       cheapest = Math.min(cheapest, cpuPerStep);
