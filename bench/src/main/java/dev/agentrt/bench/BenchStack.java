@@ -150,7 +150,7 @@ final class BenchStack implements AutoCloseable {
 
   @Override
   public void close() {
-    services.values().parallelStream().forEach(ServiceProcess::close);
+    ServiceProcess.closeAll(services.values());
     model.close();
     slow.close();
     mongoClient.close();

@@ -13,8 +13,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -205,6 +207,17 @@ public final class ServiceProcess implements AutoCloseable {
     process.descendants().forEach(ProcessHandle::destroyForcibly);
     process.destroyForcibly();
     process.onExit().join();
+  }
+
+  /**
+   * Closes the services all at once (each as {@link #close}), so that stopping several takes as
+   * long as the slowest, not their sum: a test JVM's shutdown hook has only so long before the
+   * build kills it and leaves the rest running.
+   */
+  public static void closeAll(Collection<ServiceProcess> services) {
+    try (var executor = Executors.newVirtualThreadPerTaskExecutor()) {
+      services.forEach(service -> executor.submit(service::close));
+    }
   }
 
   /** Asks the process to stop (SIGTERM); kills it if it has not exited after 15 s. */

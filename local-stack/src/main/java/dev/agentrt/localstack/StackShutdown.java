@@ -4,7 +4,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
 /**
@@ -69,9 +68,7 @@ final class StackShutdown {
       return;
     }
     System.out.println("stopping…");
-    try (var executor = Executors.newVirtualThreadPerTaskExecutor()) {
-      runningServices.forEach(service -> executor.submit(service::close));
-    }
+    ServiceProcess.closeAll(runningServices);
     for (AutoCloseable part : runningInfrastructure) {
       try {
         part.close();

@@ -5,11 +5,17 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
 
 /**
  * Stands in for a service jar in {@link ServiceProcessTest}: prints its JVM options, serves {@code
  * /actuator/health} on {@code SERVER_PORT}, or with {@code FAKE_MODE=crash} exits with code 3, or
- * with {@code FAKE_MODE=silent} never answers.
+ * with {@code FAKE_MODE=silent} never answers. With {@code FAKE_STOP_BARRIER} (a directory) and
+ * {@code FAKE_STOP_PARTIES}, asked to stop it leaves a file there and exits only once that many
+ * have (printing {@code released}): a barrier across processes, which only services asked to stop
+ * at the same time can pass.
  */
 public final class FakeService {
 
@@ -37,5 +43,28 @@ public final class FakeService {
           });
     }
     server.start();
+    String barrier = System.getenv("FAKE_STOP_BARRIER");
+    if (barrier != null) {
+      int parties = Integer.parseInt(System.getenv("FAKE_STOP_PARTIES"));
+      Runtime.getRuntime()
+          .addShutdownHook(new Thread(() -> awaitOthers(Path.of(barrier), parties)));
+    }
+  }
+
+  private static void awaitOthers(Path barrier, int parties) {
+    try {
+      Files.createFile(barrier.resolve(Long.toString(ProcessHandle.current().pid())));
+      while (true) {
+        try (Stream<Path> arrived = Files.list(barrier)) {
+          if (arrived.count() >= parties) {
+            break;
+          }
+        }
+        Thread.sleep(20); // polling the directory: these are separate processes
+      }
+      System.out.println("released");
+    } catch (IOException | InterruptedException e) {
+      System.out.println("barrier failed: " + e);
+    }
   }
 }

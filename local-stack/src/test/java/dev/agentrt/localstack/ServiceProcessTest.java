@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.jar.Attributes;
@@ -55,6 +56,31 @@ class ServiceProcessTest {
 
     assertThat(service.isAlive()).isFalse();
     assertThat(logFile).content().contains("fake service starting");
+  }
+
+  @Test
+  void closeAllAsksEveryServiceToStopAtOnce() throws IOException {
+    Path barrier = Files.createDirectories(repoRoot.resolve("barrier"));
+    List<ServiceProcess> services = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      services.add(
+          ServiceProcess.start(
+              repoRoot,
+              "orchestrator",
+              Ports.free(),
+              Map.of("FAKE_STOP_BARRIER", barrier.toString(), "FAKE_STOP_PARTIES", "3"),
+              repoRoot.resolve("logs/copy-" + i + ".log")));
+    }
+    services.forEach(service -> service.awaitHealthy(TIMEOUT));
+
+    ServiceProcess.closeAll(services);
+
+    // Each waited in its shutdown for the others to be asked too: closed one after the other, the
+    // first would have been killed at the barrier after its grace period.
+    assertThat(services).noneMatch(ServiceProcess::isAlive);
+    for (int i = 0; i < 3; i++) {
+      assertThat(repoRoot.resolve("logs/copy-" + i + ".log")).content().contains("released");
+    }
   }
 
   @Test

@@ -79,7 +79,7 @@ final class RunningServices implements AutoCloseable {
 
   @Override
   public void close() {
-    processes.values().parallelStream().forEach(ServiceProcess::close);
+    ServiceProcess.closeAll(processes.values());
   }
 
   private static int freePort() {
