@@ -7,8 +7,6 @@ import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.agents.AgentCatalog;
@@ -38,6 +36,7 @@ import dev.agentrt.store.ToolCallStatus;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.Usage;
 import dev.agentrt.store.UsageCounter;
+import dev.agentrt.testing.MongoCommands;
 import dev.agentrt.testing.ScriptedModel;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayInputStream;
@@ -48,16 +47,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -105,7 +101,7 @@ class AgentLoopTest {
   /** Limits the tests reach: the researcher's own maxSteps (3) is the tighter step limit. */
   private static final RunLimits LIMITS = new RunLimits(25, 1000, 0.9, Duration.ofMinutes(10), 3);
 
-  private static final Commands COMMANDS = new Commands();
+  private static final MongoCommands COMMANDS = new MongoCommands();
 
   private static EmbeddedKafkaKraftBroker kafka;
   private static MongoServer mongoServer;
@@ -747,30 +743,6 @@ class AgentLoopTest {
         limits,
         Executors.newVirtualThreadPerTaskExecutor(),
         ledger);
-  }
-
-  /** The commands sent to the server (name and collection) and the threads that sent them. */
-  private static final class Commands implements CommandListener {
-
-    private record Sent(String command, Thread thread) {}
-
-    private final List<Sent> sent = new CopyOnWriteArrayList<>();
-
-    @Override
-    public void commandStarted(CommandStartedEvent event) {
-      BsonValue collection = event.getCommand().get(event.getCommandName());
-      String target =
-          collection != null && collection.isString() ? collection.asString().getValue() : "";
-      sent.add(new Sent(event.getCommandName() + " " + target, Thread.currentThread()));
-    }
-
-    void clear() {
-      sent.clear();
-    }
-
-    List<String> from(Predicate<Thread> threads) {
-      return sent.stream().filter(s -> threads.test(s.thread())).map(Sent::command).toList();
-    }
   }
 
   private static ModelReply withTokens(int prompt, int completion, String callId) {

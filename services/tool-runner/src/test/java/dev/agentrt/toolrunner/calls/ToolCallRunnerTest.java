@@ -14,8 +14,6 @@ import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.agents.AgentCatalog;
@@ -35,6 +33,7 @@ import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
+import dev.agentrt.testing.MongoCommands;
 import dev.agentrt.toolrunner.mcp.McpServer;
 import dev.agentrt.toolrunner.mcp.McpTestServers;
 import dev.agentrt.toolrunner.tools.ToolSettings;
@@ -54,7 +53,6 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -100,7 +98,7 @@ class ToolCallRunnerTest {
       new ToolCallProperties(
           Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(10));
 
-  private static final Commands COMMANDS = new Commands();
+  private static final MongoCommands COMMANDS = new MongoCommands();
 
   private static MongoServer mongoServer;
   private static MongoClient mongoClient;
@@ -216,7 +214,7 @@ class ToolCallRunnerTest {
     awaitAnswered(call);
 
     // The runner works on virtual threads; the test and its polling on platform threads.
-    List<String> runners = COMMANDS.fromVirtualThreads();
+    List<String> runners = COMMANDS.from(Thread::isVirtual);
     assertThat(runners)
         .as("the runner's commands")
         .contains(
@@ -687,30 +685,6 @@ class ToolCallRunnerTest {
     assertThat(message.role()).isEqualTo(SubAgentMessage.TOOL);
     assertThat(mongo.getCollection(Collections.SUB_AGENT_MESSAGES).countDocuments()).isEqualTo(1);
     return message;
-  }
-
-  /** The commands sent to the server: name and collection, and which thread sent them. */
-  private static final class Commands implements CommandListener {
-
-    private record Sent(String command, boolean virtual) {}
-
-    private final List<Sent> sent = new CopyOnWriteArrayList<>();
-
-    @Override
-    public void commandStarted(CommandStartedEvent event) {
-      BsonValue collection = event.getCommand().get(event.getCommandName());
-      String target =
-          collection != null && collection.isString() ? collection.asString().getValue() : "";
-      sent.add(new Sent(event.getCommandName() + " " + target, Thread.currentThread().isVirtual()));
-    }
-
-    void clear() {
-      sent.clear();
-    }
-
-    List<String> fromVirtualThreads() {
-      return sent.stream().filter(Sent::virtual).map(Sent::command).toList();
-    }
   }
 
   /** Records what would be sent to Kafka, acknowledging at once. */
