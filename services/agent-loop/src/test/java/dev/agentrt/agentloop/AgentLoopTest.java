@@ -358,16 +358,7 @@ class AgentLoopTest {
         new org.springframework.data.mongodb.core.query.Update()
             .set("settings.limits", new ChatLimits(1, null, null)),
         SubAgent.class);
-    model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
-    loop.wake(subAgent.id());
-    await().until(() -> lastMessage().role().equals("assistant"));
-    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
-
-    loop.wake(subAgent.id());
-
-    await().until(() -> task().status() == TaskStatus.failed);
-    assertThat(task().error()).contains("step limit: 1 model turns");
-    assertThat(model.requests()).hasSize(1);
+    assertTheSecondTurnIsStoppedByAStepLimitOfOne();
   }
 
   @Test
@@ -381,16 +372,7 @@ class AgentLoopTest {
         Query.query(Criteria.where("_id").is(subAgent.id())),
         new org.springframework.data.mongodb.core.query.Update().unset("settings"),
         SubAgent.class);
-    model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
-    loop.wake(subAgent.id());
-    await().until(() -> lastMessage().role().equals("assistant"));
-    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
-
-    loop.wake(subAgent.id());
-
-    await().until(() -> task().status() == TaskStatus.failed);
-    assertThat(task().error()).contains("step limit: 1 model turns");
-    assertThat(model.requests()).hasSize(1);
+    assertTheSecondTurnIsStoppedByAStepLimitOfOne();
   }
 
   @Test
@@ -743,6 +725,22 @@ class AgentLoopTest {
         limits,
         Executors.newVirtualThreadPerTaskExecutor(),
         ledger);
+  }
+
+  /**
+   * One turn with a tool call, its result, then the next wake-up ends the run at a step limit of 1.
+   */
+  private void assertTheSecondTurnIsStoppedByAStepLimitOfOne() {
+    model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
+    loop.wake(subAgent.id());
+    await().until(() -> lastMessage().role().equals("assistant"));
+    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.failed);
+    assertThat(task().error()).contains("step limit: 1 model turns");
+    assertThat(model.requests()).hasSize(1);
   }
 
   private static ModelReply withTokens(int prompt, int completion, String callId) {
