@@ -7,6 +7,8 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchService;
 import java.util.stream.Stream;
 
 /**
@@ -52,19 +54,21 @@ public final class FakeService {
   }
 
   private static void awaitOthers(Path barrier, int parties) {
-    try {
+    try (WatchService arrivals = barrier.getFileSystem().newWatchService()) {
+      barrier.register(arrivals, StandardWatchEventKinds.ENTRY_CREATE);
       Files.createFile(barrier.resolve(Long.toString(ProcessHandle.current().pid())));
-      while (true) {
-        try (Stream<Path> arrived = Files.list(barrier)) {
-          if (arrived.count() >= parties) {
-            break;
-          }
-        }
-        Thread.sleep(20); // polling the directory: these are separate processes
+      while (arrived(barrier) < parties) {
+        arrivals.take().reset(); // another one arrived: count again
       }
       System.out.println("released");
     } catch (IOException | InterruptedException e) {
       System.out.println("barrier failed: " + e);
+    }
+  }
+
+  private static long arrived(Path barrier) throws IOException {
+    try (Stream<Path> files = Files.list(barrier)) {
+      return files.count();
     }
   }
 }
