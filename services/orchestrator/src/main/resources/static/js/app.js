@@ -10,7 +10,7 @@ import { ChatStream } from './stream.js';
 import {
   el, markdown, agentName, formatTokens, formatTime, excerpt, STATUS_LABELS, ACTIVE,
 } from './view.js';
-import { fromEvents, fromDetails } from './timeline.js';
+import { fromEvents, fromDetails, rememberOpened } from './timeline.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -223,6 +223,7 @@ function renderTasks() {
   if (key === renderedTasks) return;
   renderedTasks = key;
   const scroll = ui.taskList.scrollTop;
+  rememberOpened(ui.taskList);
   ui.taskList.replaceChildren(...(tasks.length
     ? tasks.map(taskCard)
     : [el('p.empty', {}, 'No tasks yet. When the orchestrator hands work to an agent, it shows up here.')]));

@@ -9,9 +9,19 @@ import {
 const opened = new Set();
 
 function details(key, summary, ...body) {
-  const node = el('details.entry-details', { open: opened.has(key) }, el('summary', {}, summary), ...body);
-  node.addEventListener('toggle', () => (node.open ? opened.add(key) : opened.delete(key)));
-  return node;
+  return el('details.entry-details', { open: opened.has(key), dataset: { key } }, el('summary', {}, summary), ...body);
+}
+
+/**
+ * Notes which timeline <details> under root are open, just before a re-render replaces them. Read
+ * from the page itself: a 'toggle' event is dispatched after the click that caused it, so a
+ * re-render in between would have closed what the person had just opened.
+ */
+export function rememberOpened(root) {
+  for (const node of root.querySelectorAll('details.entry-details')) {
+    if (node.open) opened.add(node.dataset.key);
+    else opened.delete(node.dataset.key);
+  }
 }
 
 function entry(kind, icon, title, meta, ...body) {
