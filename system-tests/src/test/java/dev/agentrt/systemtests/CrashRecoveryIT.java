@@ -84,6 +84,8 @@ class CrashRecoveryIT {
                 Map.entry("AGENTRT_AGENT_LOOP_MODEL_TIMEOUT", "5s"),
                 Map.entry("AGENTRT_AGENT_LOOP_TURN_LEASE", "12s"),
                 Map.entry("AGENTRT_AGENT_LOOP_SWEEP_INTERVAL", "1s"),
+                Map.entry("AGENTRT_ORCHESTRATOR_DECISION_LEASE", "6s"),
+                Map.entry("AGENTRT_ORCHESTRATOR_SWEEP_INTERVAL", "1s"),
                 Map.entry("AGENTRT_TOOLS_DOCS_ROOT", slowDocs().toString()),
                 Map.entry("AGENTRT_TOOLS_TIMEOUT", "10s"),
                 Map.entry("AGENTRT_TOOLS_LEASE", "12s"),

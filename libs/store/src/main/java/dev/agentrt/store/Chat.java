@@ -15,6 +15,7 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  * @param usage every stored model turn made for this chat: decisions, sub-agents' turns, final
  *     answers
  * @param limits the person's limits for this chat's runs, or null for the global and agents' ones
+ * @param deciding the orchestrator that is deciding this chat's messages, or null when none is
  */
 @Document(Collections.CHATS)
 public record Chat(
@@ -23,12 +24,21 @@ public record Chat(
     @Nullable String model,
     Instant createdAt,
     @Nullable Usage usage,
-    @Nullable ChatLimits limits) {
+    @Nullable ChatLimits limits,
+    @Nullable Deciding deciding) {
 
   @PersistenceCreator
   public Chat {}
 
   public Chat(String id, String title, Instant createdAt) {
-    this(id, title, null, createdAt, null, null);
+    this(id, title, null, createdAt, null, null, null);
   }
+
+  /**
+   * An orchestrator holds the chat while it decides the chat's messages, one at a time and in
+   * order; it renews its hold while alive, and once {@code leaseUntil} passes another may take it.
+   *
+   * @param holder the orchestrator instance holding it
+   */
+  public record Deciding(String holder, Instant leaseUntil) {}
 }

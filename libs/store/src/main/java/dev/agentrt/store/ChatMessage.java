@@ -15,6 +15,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  * @param model on the person's message, the model they chose for it (its decision and the task it
  *     starts); on an assistant message the model wrote, the model asked (null: the default model)
  * @param usage on an assistant message the model wrote, the tokens of the model turns behind it
+ * @param awaitingDecision true on the person's message until the orchestrator has decided what it
+ *     leads to; absent otherwise
  */
 @Document(Collections.CHAT_MESSAGES)
 public record ChatMessage(
@@ -26,13 +28,42 @@ public record ChatMessage(
     @Nullable String model,
     @Nullable TurnUsage usage,
     Instant createdAt,
-    List<OutboxEntry> outbox) {
+    List<OutboxEntry> outbox,
+    @Nullable Boolean awaitingDecision) {
 
   public static final String USER = "user";
   public static final String ASSISTANT = "assistant";
 
+  /** The field that marks the person's messages the orchestrator has yet to decide. */
+  public static final String AWAITING_DECISION = "awaitingDecision";
+
   @PersistenceCreator
   public ChatMessage {}
+
+  /** The person's message, awaiting the orchestrator's decision. */
+  public static ChatMessage fromPerson(
+      String id,
+      String chatId,
+      String content,
+      @Nullable String model,
+      Instant createdAt,
+      List<OutboxEntry> outbox) {
+    return new ChatMessage(id, chatId, USER, content, null, model, null, createdAt, outbox, true);
+  }
+
+  /** A message that awaits no decision: the assistant's. */
+  public ChatMessage(
+      String id,
+      String chatId,
+      String role,
+      String content,
+      @Nullable String taskId,
+      @Nullable String model,
+      @Nullable TurnUsage usage,
+      Instant createdAt,
+      List<OutboxEntry> outbox) {
+    this(id, chatId, role, content, taskId, model, usage, createdAt, outbox, null);
+  }
 
   public ChatMessage(
       String id,
@@ -42,6 +73,6 @@ public record ChatMessage(
       @Nullable String taskId,
       Instant createdAt,
       List<OutboxEntry> outbox) {
-    this(id, chatId, role, content, taskId, null, null, createdAt, outbox);
+    this(id, chatId, role, content, taskId, null, null, createdAt, outbox, null);
   }
 }

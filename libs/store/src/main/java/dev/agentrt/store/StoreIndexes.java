@@ -41,7 +41,11 @@ public class StoreIndexes implements InitializingBean {
         .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
         .createIndex(new Index().on("subAgentId", Sort.Direction.ASC));
     // The sweepers: runs past their deadline, turns and tool calls whose lease expired, tool calls
-    // nobody claimed. Each finds the few documents in that state among all ever stored.
+    // nobody claimed, the person's messages awaiting a decision. Each finds the few documents in
+    // that state among all ever stored.
+    mongo
+        .indexOps(Collections.CHAT_MESSAGES)
+        .createIndex(new Index().on(ChatMessage.AWAITING_DECISION, Sort.Direction.ASC).sparse());
     mongo
         .indexOps(Collections.SUB_AGENTS)
         .createIndex(

@@ -139,7 +139,7 @@ class SubAgentStarterTest {
 
   private static Task storedTask(@Nullable String model, @Nullable ChatLimits limits) {
     Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-    Chat chat = mongo.insert(new Chat(Ids.fresh(), "test", null, now, null, limits));
+    Chat chat = mongo.insert(new Chat(Ids.fresh(), "test", null, now, null, limits, null));
     return mongo.insert(
         new Task(
             Ids.fresh(),

@@ -49,7 +49,7 @@ public class Chats {
    * @param limits the chat's run limits (null: the global and agents' ones)
    */
   public Chat create(String title, @Nullable String model, @Nullable ChatLimits limits) {
-    return mongo.insert(new Chat(Ids.fresh(), title, model, clock.instant(), null, limits));
+    return mongo.insert(new Chat(Ids.fresh(), title, model, clock.instant(), null, limits, null));
   }
 
   public Optional<Chat> find(String chatId) {
@@ -72,9 +72,7 @@ public class Chats {
         OutboxEntry.of(
             new ChatMessageAdded(Ids.fresh(), now, chatId, id, ChatMessage.USER, null), codec);
     ChatMessage message =
-        mongo.insert(
-            new ChatMessage(
-                id, chatId, ChatMessage.USER, content, null, model, null, now, List.of(added)));
+        mongo.insert(ChatMessage.fromPerson(id, chatId, content, model, now, List.of(added)));
     ledger.message(message);
     try {
       outbox.publish(Collections.CHAT_MESSAGES, id, message.outbox());

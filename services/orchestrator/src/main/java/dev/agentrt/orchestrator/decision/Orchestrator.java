@@ -49,8 +49,8 @@ import org.springframework.stereotype.Component;
  * What a person's message leads to, decided once. In order:
  *
  * <ol>
- *   <li>An outcome stored earlier for this message (a redelivered event) is finished and returned;
- *       the model is not asked again.
+ *   <li>An outcome stored earlier for this message (decided before a crash) is finished and
+ *       returned; the model is not asked again.
  *   <li>If a task of the chat waits for the person's answer, the message is that answer: it goes to
  *       the sub-agent as the result of its {@code ask_user} call. No model call.
  *   <li>Otherwise the model decides: answer, new task, or follow-up to an earlier sub-agent.
@@ -105,11 +105,7 @@ class Orchestrator {
     this.ledger = ledger;
   }
 
-  Publication handle(ChatMessageAdded added) {
-    ChatMessage message = mongo.findById(added.messageId(), ChatMessage.class);
-    if (message == null) {
-      throw new IllegalStateException("chat message " + added.messageId() + " is not stored");
-    }
+  Publication handle(ChatMessage message) {
     return storedOutcome(message)
         .or(() -> routeToWaitingSubAgent(message))
         .orElseGet(

@@ -165,7 +165,7 @@ class ChatControllerTest {
 
   @Test
   void showsTheChatsAndTheTasksUsageWithTheirCost() throws Exception {
-    mongo.insert(new Chat("chat-1", "t", "fast", Instant.now(), null, null));
+    mongo.insert(new Chat("chat-1", "t", "fast", Instant.now(), null, null, null));
     mongo.insert(
         new Task(
             "task-1",

@@ -1,7 +1,6 @@
 package dev.agentrt.orchestrator.decision;
 
 import static dev.agentrt.orchestrator.testing.Stored.CHAT;
-import static dev.agentrt.orchestrator.testing.Stored.added;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentrt.agents.AgentCatalog;
@@ -52,7 +51,13 @@ class OrchestratorTest {
   private static final EventCodec CODEC = new EventCodec();
   private static final OrchestratorProperties PROPERTIES =
       new OrchestratorProperties(
-          20, 3, Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30));
+          20,
+          3,
+          Duration.ZERO,
+          Duration.ofSeconds(5),
+          Duration.ofSeconds(30),
+          Duration.ofSeconds(20),
+          Duration.ofSeconds(5));
 
   private static InMemoryMongo mongoServer;
   private static MongoTemplate mongo;
@@ -94,7 +99,7 @@ class OrchestratorTest {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
     model.replies("{\"action\":\"answer\",\"answer\":\"Hello! What shall I research?\"}");
 
-    Publication written = orchestrator.handle(added(hello));
+    Publication written = orchestrator.handle(hello);
 
     ChatMessage answer = onlyAssistantMessage();
     assertThat(answer.id()).isEqualTo(Ids.derived(hello.id(), "answer"));
@@ -122,7 +127,7 @@ class OrchestratorTest {
     model.replies(
         "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
 
-    Publication written = orchestrator.handle(added(research));
+    Publication written = orchestrator.handle(research);
 
     Task task = mongo.findAll(Task.class).getFirst();
     assertThat(mongo.findAll(Task.class)).hasSize(1);
@@ -161,7 +166,7 @@ class OrchestratorTest {
             + earlier.subAgent().id()
             + "\",\"message\":\"Also research MongoDB\"}");
 
-    Publication written = orchestrator.handle(added(also));
+    Publication written = orchestrator.handle(also);
 
     SubAgentMessage followUp = conversation(earlier.subAgent()).getLast();
     assertThat(followUp.id()).isEqualTo(Ids.derived(also.id(), "follow-up"));
@@ -194,7 +199,7 @@ class OrchestratorTest {
     stored.askingConversation(asking.subAgent(), "call-ask-1", "What should I research?");
     ChatMessage reply = stored.userMessage(CHAT, "Kafka, please");
 
-    Publication written = orchestrator.handle(added(reply));
+    Publication written = orchestrator.handle(reply);
 
     SubAgentMessage answer = conversation(asking.subAgent()).getLast();
     assertThat(answer.id()).isEqualTo(Ids.derived(reply.id(), "answer"));
@@ -217,7 +222,7 @@ class OrchestratorTest {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
     model.replies("Sure! I'll help.", "{\"action\":\"answer\",\"answer\":\"Hi there\"}");
 
-    orchestrator.handle(added(hello));
+    orchestrator.handle(hello);
 
     assertThat(onlyAssistantMessage().content()).isEqualTo("Hi there");
     assertThat(model.requests()).hasSize(2);
@@ -241,7 +246,7 @@ class OrchestratorTest {
         "{\"action\":\"new_task\",\"agent\":\"poet\",\"instruction\":\"Write a poem\"}",
         "{\"action\":\"answer\",\"answer\":\"I have no poet, sorry.\"}");
 
-    orchestrator.handle(added(poem));
+    orchestrator.handle(poem);
 
     assertThat(model.requests().get(1).messages().getLast().content())
         .startsWith(
@@ -263,7 +268,7 @@ class OrchestratorTest {
             + "\",\"message\":\"MongoDB\"}";
     model.replies(foreign, foreign);
 
-    orchestrator.handle(added(also));
+    orchestrator.handle(also);
 
     assertThat(model.requests().get(1).messages().getLast().content())
         .contains("there is no sub-agent '" + elsewhere.subAgent().id() + "' in this chat");
@@ -278,7 +283,7 @@ class OrchestratorTest {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
     model.replies("{\"action\":\"dance\"}", "{\"action\":\"answer\"}");
 
-    orchestrator.handle(added(hello));
+    orchestrator.handle(hello);
 
     assertThat(model.requests()).hasSize(2);
     assertThat(model.requests().get(1).messages().getLast().content())
@@ -299,7 +304,7 @@ class OrchestratorTest {
         .fails(ScriptedModel.transientFailure())
         .fails(ScriptedModel.transientFailure());
 
-    orchestrator.handle(added(hello));
+    orchestrator.handle(hello);
 
     assertThat(model.requests()).hasSize(3);
     assertThat(onlyAssistantMessage().content()).isEqualTo(Decider.APOLOGY_MODEL_FAILED);
@@ -313,7 +318,7 @@ class OrchestratorTest {
         .replies(
             "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
 
-    orchestrator.handle(added(research));
+    orchestrator.handle(research);
 
     assertThat(model.requests()).hasSize(2);
     assertThat(model.requests().get(1)).isEqualTo(model.requests().get(0));
@@ -325,7 +330,7 @@ class OrchestratorTest {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
     model.fails(ScriptedModel.permanentFailure());
 
-    orchestrator.handle(added(hello));
+    orchestrator.handle(hello);
 
     assertThat(model.requests()).hasSize(1);
     assertThat(onlyAssistantMessage().content()).isEqualTo(Decider.APOLOGY_MODEL_FAILED);
@@ -337,8 +342,8 @@ class OrchestratorTest {
     model.replies(
         "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
 
-    Publication first = orchestrator.handle(added(research));
-    Publication again = orchestrator.handle(added(research));
+    Publication first = orchestrator.handle(research);
+    Publication again = orchestrator.handle(research);
 
     assertThat(model.requests()).hasSize(1);
     assertThat(mongo.findAll(Task.class)).hasSize(1);
@@ -350,8 +355,8 @@ class OrchestratorTest {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
     model.replies("{\"action\":\"answer\",\"answer\":\"Hi\"}");
 
-    orchestrator.handle(added(hello));
-    orchestrator.handle(added(hello));
+    orchestrator.handle(hello);
+    orchestrator.handle(hello);
 
     assertThat(model.requests()).hasSize(1);
     assertThat(assistantMessages()).hasSize(1);
@@ -369,8 +374,8 @@ class OrchestratorTest {
             + earlier.subAgent().id()
             + "\",\"message\":\"MongoDB\"}");
 
-    orchestrator.handle(added(also));
-    orchestrator.handle(added(also));
+    orchestrator.handle(also);
+    orchestrator.handle(also);
 
     assertThat(model.requests()).hasSize(1);
     assertThat(conversation(earlier.subAgent())).hasSize(4);
@@ -384,8 +389,8 @@ class OrchestratorTest {
     stored.askingConversation(asking.subAgent(), "call-ask-1", "What should I research?");
     ChatMessage reply = stored.userMessage(CHAT, "Kafka");
 
-    orchestrator.handle(added(reply));
-    orchestrator.handle(added(reply));
+    orchestrator.handle(reply);
+    orchestrator.handle(reply);
 
     assertThat(conversation(asking.subAgent())).hasSize(4);
     assertThat(model.requests()).isEmpty();
@@ -399,12 +404,12 @@ class OrchestratorTest {
             CHAT, "Research it", TaskStatus.waiting, SubAgentStatus.waiting_for_user, null);
     stored.askingConversation(asking.subAgent(), "call-ask-1", "What should I research?");
     ChatMessage reply = stored.userMessage(CHAT, "Kafka");
-    orchestrator.handle(added(reply));
+    orchestrator.handle(reply);
     // The crash: statuses not moved yet, and the relay already published the event.
     moveBack(asking);
     clearOutbox(Ids.derived(reply.id(), "answer"));
 
-    Publication again = orchestrator.handle(added(reply));
+    Publication again = orchestrator.handle(reply);
 
     assertThat(statusOf(asking.subAgent())).isEqualTo(SubAgentStatus.active);
     assertThat(statusOf(asking.task())).isEqualTo(TaskStatus.running);
@@ -425,13 +430,13 @@ class OrchestratorTest {
             CHAT, "Research it", TaskStatus.waiting, SubAgentStatus.waiting_for_user, null);
     stored.askingConversation(asking.subAgent(), "call-ask-1", "What should I research?");
     ChatMessage reply = stored.userMessage(CHAT, "Kafka");
-    orchestrator.handle(added(reply));
+    orchestrator.handle(reply);
     clearOutbox(Ids.derived(reply.id(), "answer"));
     // Meanwhile the sub-agent took the answer up and asked again.
     stored.askingConversation(asking.subAgent(), "call-ask-2", "Which part of Kafka?");
     moveBack(asking);
 
-    Publication again = orchestrator.handle(added(reply));
+    Publication again = orchestrator.handle(reply);
 
     assertThat(again.outbox()).isEmpty();
     assertThat(statusOf(asking.subAgent())).isEqualTo(SubAgentStatus.waiting_for_user);
@@ -457,7 +462,7 @@ class OrchestratorTest {
     ChatMessage latest = stored.userMessage(CHAT, "Hello");
     model.replies("{\"action\":\"answer\",\"answer\":\"Hi\"}");
 
-    orchestrator.handle(added(latest));
+    orchestrator.handle(latest);
 
     ModelRequest request = model.requests().getFirst();
     assertThat(request.purpose()).isEqualTo(ModelRequest.Purpose.DECISION);
@@ -490,10 +495,10 @@ class OrchestratorTest {
     model.replies(
         "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}",
         "{\"action\":\"answer\",\"answer\":\"Hi\"}");
-    orchestrator.handle(added(first));
+    orchestrator.handle(first);
     ChatMessage second = stored.userMessage(CHAT, "Hello");
 
-    orchestrator.handle(added(second));
+    orchestrator.handle(second);
 
     String context =
         model.requests().get(1).messages().getFirst().content().lines().toList().getLast();
@@ -515,8 +520,8 @@ class OrchestratorTest {
         "{\"action\":\"answer\",\"answer\":\"Hi\"}",
         "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
 
-    orchestrator.handle(added(first));
-    orchestrator.handle(added(second));
+    orchestrator.handle(first);
+    orchestrator.handle(second);
 
     assertThat(model.requests())
         .extracting(ModelRequest::model)
@@ -535,7 +540,7 @@ class OrchestratorTest {
     model.replies(
         "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
 
-    orchestrator.handle(added(research));
+    orchestrator.handle(research);
 
     assertThat(model.requests().getFirst().model()).isNull();
     assertThat(mongo.findAll(Task.class).getFirst().model()).isNull();
@@ -547,8 +552,8 @@ class OrchestratorTest {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
     model.replies("Sure!", "{\"action\":\"answer\",\"answer\":\"Hi\"}");
 
-    orchestrator.handle(added(hello));
-    orchestrator.handle(added(hello));
+    orchestrator.handle(hello);
+    orchestrator.handle(hello);
 
     assertThat(model.requests()).hasSize(2);
     assertThat(onlyAssistantMessage().usage()).isEqualTo(new TurnUsage(20, 20));
@@ -566,8 +571,8 @@ class OrchestratorTest {
     model.replies(
         "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
 
-    orchestrator.handle(added(research));
-    orchestrator.handle(added(research));
+    orchestrator.handle(research);
+    orchestrator.handle(research);
 
     assertThat(mongo.findById(CHAT, Chat.class).usage().turns()).isEqualTo(1);
     assertThat(mongo.findAll(Task.class).getFirst().usage()).isNull();
@@ -586,8 +591,8 @@ class OrchestratorTest {
             + earlier.subAgent().id()
             + "\",\"message\":\"MongoDB\"}");
 
-    orchestrator.handle(added(also));
-    orchestrator.handle(added(also));
+    orchestrator.handle(also);
+    orchestrator.handle(also);
 
     assertThat(mongo.findById(CHAT, Chat.class).usage())
         .extracting(Usage::promptTokens, Usage::turns)
@@ -600,7 +605,7 @@ class OrchestratorTest {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
     model.fails(ScriptedModel.permanentFailure());
 
-    orchestrator.handle(added(hello));
+    orchestrator.handle(hello);
 
     assertThat(onlyAssistantMessage().usage()).isNull();
     assertThat(mongo.findById(CHAT, Chat.class).usage()).isNull();

@@ -1,6 +1,5 @@
 package dev.agentrt.orchestrator.testing;
 
-import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
@@ -50,30 +49,18 @@ public final class Stored {
   /** The person's message, with the model they chose for it. */
   public ChatMessage userMessage(String chatId, String content, @Nullable String model) {
     return mongo.insert(
-        new ChatMessage(
-            Ids.fresh(), chatId, ChatMessage.USER, content, null, model, null, tick(), List.of()));
+        ChatMessage.fromPerson(Ids.fresh(), chatId, content, model, tick(), List.of()));
   }
 
   /** A chat, with the model chosen for it. */
   public Chat chat(String chatId, @Nullable String model) {
-    return mongo.insert(new Chat(chatId, "test", model, tick(), null, null));
+    return mongo.insert(new Chat(chatId, "test", model, tick(), null, null, null));
   }
 
   public ChatMessage assistantMessage(String chatId, String content) {
     return mongo.insert(
         new ChatMessage(
             Ids.fresh(), chatId, ChatMessage.ASSISTANT, content, null, tick(), List.of()));
-  }
-
-  /** The event that announced a person's message. */
-  public static ChatMessageAdded added(ChatMessage message) {
-    return new ChatMessageAdded(
-        Ids.derived(message.id(), "added-test"),
-        message.createdAt(),
-        message.chatId(),
-        message.id(),
-        message.role(),
-        null);
   }
 
   /** A task whose sub-agent agent-init has started, as agent-init ids it. */

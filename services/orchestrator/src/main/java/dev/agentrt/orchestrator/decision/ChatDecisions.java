@@ -1,0 +1,183 @@
+package dev.agentrt.orchestrator.decision;
+
+import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Ids;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.data.domain.Sort;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
+
+/**
+ * Decides the person's messages chat by chat, each chat on its own virtual thread, so a slow
+ * decision model holds up no other chat and the Kafka consumer moves on at once (DESIGN invariant
+ * 4).
+ *
+ * <p>A chat's messages are decided one at a time, in the order they were stored, each seeing what
+ * the one before it led to. Whoever decides a chat holds it: a conditional update sets {@link
+ * Chat.Deciding} on the chat, and the holder decides the chat's messages that await a decision,
+ * oldest first, until none is left. A message whose event finds the chat held is taken up by the
+ * holder. The holder renews its hold while alive ({@link #renewHolds}); the holds of an
+ * orchestrator that died expire and the sweep takes their chats again ({@link
+ * #chatsAwaitingDecision}). Deciding a message twice (a hold lost to a long pause) does no harm: an
+ * outcome is written once, under an id derived from the message.
+ */
+class ChatDecisions implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(ChatDecisions.class);
+
+  private final MongoTemplate mongo;
+  private final Orchestrator orchestrator;
+  private final Consumer<Publication> publish;
+  private final ExecutorService deciders;
+  private final OrchestratorProperties properties;
+  private final Clock clock = Clock.systemUTC();
+
+  /** This orchestrator instance, as the holder of the chats it decides. */
+  private final String instance = Ids.fresh();
+
+  private final Set<String> held = ConcurrentHashMap.newKeySet();
+
+  ChatDecisions(
+      MongoTemplate mongo,
+      Orchestrator orchestrator,
+      Consumer<Publication> publish,
+      ExecutorService deciders,
+      OrchestratorProperties properties) {
+    this.mongo = mongo;
+    this.orchestrator = orchestrator;
+    this.publish = publish;
+    this.deciders = deciders;
+    this.properties = properties;
+  }
+
+  /**
+   * Takes up the chat's messages that await a decision, unless someone decides the chat already.
+   */
+  void offer(String chatId) {
+    if (hold(chatId)) {
+      deciders.execute(() -> decideAwaiting(chatId));
+    }
+  }
+
+  /** Chats with messages that await a decision; a sweep offers each. */
+  List<String> chatsAwaitingDecision() {
+    return mongo.findDistinct(
+        Query.query(Criteria.where(ChatMessage.AWAITING_DECISION).is(true)),
+        "chatId",
+        ChatMessage.class,
+        String.class);
+  }
+
+  /** Extends the hold on every chat this instance decides; one write whatever their number. */
+  void renewHolds() {
+    if (held.isEmpty()) {
+      return;
+    }
+    mongo.updateMulti(
+        Query.query(
+            Criteria.where("_id").in(List.copyOf(held)).and("deciding.holder").is(instance)),
+        new Update().set("deciding.leaseUntil", leaseUntil()),
+        Chat.class);
+  }
+
+  private void decideAwaiting(String chatId) {
+    try {
+      while (true) {
+        ChatMessage next = oldestAwaiting(chatId);
+        if (next == null) {
+          release(chatId);
+          // A message stored before the release whose event found the chat held: take it up.
+          if (oldestAwaiting(chatId) == null || !hold(chatId)) {
+            return;
+          }
+          continue;
+        }
+        publish.accept(orchestrator.handle(next));
+        mongo.updateFirst(
+            Query.query(Criteria.where("_id").is(next.id())),
+            new Update().unset(ChatMessage.AWAITING_DECISION),
+            ChatMessage.class);
+      }
+    } catch (RuntimeException e) {
+      if (Thread.currentThread().isInterrupted()) {
+        return; // stopping: close() lets go of the chat
+      }
+      log.warn("deciding chat {} stopped, the sweep takes it up again: {}", chatId, e.toString());
+      releaseQuietly(chatId);
+    }
+  }
+
+  private @Nullable ChatMessage oldestAwaiting(String chatId) {
+    return mongo.findOne(
+        Query.query(Criteria.where("chatId").is(chatId).and(ChatMessage.AWAITING_DECISION).is(true))
+            .with(Sort.by("createdAt", "_id"))
+            .limit(1),
+        ChatMessage.class);
+  }
+
+  private boolean hold(String chatId) {
+    Query free =
+        Query.query(
+            Criteria.where("_id")
+                .is(chatId)
+                .orOperator(
+                    Criteria.where("deciding").is(null),
+                    Criteria.where("deciding.leaseUntil").lt(clock.instant())));
+    Update take = new Update().set("deciding", new Chat.Deciding(instance, leaseUntil()));
+    if (!held.add(chatId)) {
+      return false; // decided here already: the loop looks for awaiting messages before it stops
+    }
+    if (mongo.updateFirst(free, take, Chat.class).getModifiedCount() == 1) {
+      return true;
+    }
+    held.remove(chatId);
+    return false;
+  }
+
+  private void release(String chatId) {
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(chatId).and("deciding.holder").is(instance)),
+        new Update().unset("deciding"),
+        Chat.class);
+    held.remove(chatId);
+  }
+
+  private void releaseQuietly(String chatId) {
+    try {
+      release(chatId);
+    } catch (RuntimeException e) {
+      log.warn("could not release chat {}; its hold expires: {}", chatId, e.toString());
+    }
+  }
+
+  private Instant leaseUntil() {
+    return clock.instant().plus(properties.decisionLease());
+  }
+
+  /**
+   * Stops deciding and lets go of the chats held, so that the next orchestrator takes them up at
+   * once instead of after their holds expire. A decision cut short is made again: its outcome is
+   * written once whoever writes it.
+   */
+  @Override
+  public void close() throws InterruptedException {
+    deciders.shutdownNow();
+    deciders.awaitTermination(5, TimeUnit.SECONDS);
+    for (String chatId : List.copyOf(held)) {
+      releaseQuietly(chatId);
+    }
+  }
+}

@@ -1,0 +1,301 @@
+package dev.agentrt.orchestrator.decision;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.model.ModelException;
+import dev.agentrt.model.ModelReply;
+import dev.agentrt.model.ModelRequest;
+import dev.agentrt.orchestrator.testing.Stored;
+import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.RunLedger;
+import dev.agentrt.store.SubAgentConversations;
+import dev.agentrt.store.Task;
+import dev.agentrt.store.UsageCounter;
+import dev.agentrt.testing.InMemoryMongo;
+import dev.agentrt.testing.ScriptedModel;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
+
+/**
+ * Which messages are decided when, and on which thread: chats decided side by side, a chat's
+ * messages one at a time and in order, holds that expire, renew and are let go. The decisions
+ * themselves are {@link OrchestratorTest}'s.
+ */
+class ChatDecisionsTest {
+
+  private static final OrchestratorProperties PROPERTIES =
+      new OrchestratorProperties(
+          20,
+          1,
+          Duration.ZERO,
+          Duration.ofSeconds(30),
+          Duration.ofSeconds(60),
+          Duration.ofSeconds(20),
+          Duration.ofSeconds(5));
+
+  private static InMemoryMongo mongoServer;
+  private static MongoTemplate mongo;
+
+  private final List<Publication> published = new CopyOnWriteArrayList<>();
+  private final List<String> decided = new CopyOnWriteArrayList<>();
+  private final Map<String, String> contexts = new ConcurrentHashMap<>();
+  private final Map<String, CountDownLatch> holdUntil = new ConcurrentHashMap<>();
+  private final Map<String, CountDownLatch> arrived = new ConcurrentHashMap<>();
+  private final AtomicInteger threadsStarted = new AtomicInteger();
+  private ChatDecisions decisions;
+  private Stored stored;
+
+  @BeforeAll
+  static void startMongo() {
+    mongoServer = InMemoryMongo.start();
+    mongo = mongoServer.template();
+  }
+
+  @AfterAll
+  static void stopMongo() {
+    mongoServer.close();
+  }
+
+  @BeforeEach
+  void freshState() {
+    mongoServer.clear();
+    stored = new Stored(mongo);
+    decisions = decisions();
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    holdUntil.values().forEach(CountDownLatch::countDown);
+    decisions.close();
+  }
+
+  @Test
+  void aSlowDecisionHoldsUpNoOtherChat() throws InterruptedException {
+    stored.chat("slow-chat", null);
+    stored.chat("quick-chat", null);
+    ChatMessage slow = stored.userMessage("slow-chat", "slow: research Kafka");
+    ChatMessage quick = stored.userMessage("quick-chat", "Hello");
+    CountDownLatch release = hold("slow: research Kafka");
+
+    decisions.offer("slow-chat");
+    arrived.get("slow: research Kafka").await(10, TimeUnit.SECONDS);
+    decisions.offer("quick-chat");
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> answered(quick));
+    assertThat(startedTask(slow)).as("the slow decision is still held").isFalse();
+    assertThat(awaitingDecision()).containsExactly(slow.id());
+
+    release.countDown();
+    await().atMost(Duration.ofSeconds(10)).until(() -> startedTask(slow));
+    await().atMost(Duration.ofSeconds(10)).until(() -> awaitingDecision().isEmpty());
+    assertThat(decided).containsExactly("Hello", "slow: research Kafka");
+    assertThat(published).extracting(Publication::documentId).hasSize(2);
+  }
+
+  @Test
+  void aChatsMessagesAreDecidedOneAtATimeInOrderEachSeeingWhatTheOneBeforeLedTo()
+      throws InterruptedException {
+    stored.chat("chat", null);
+    ChatMessage first = stored.userMessage("chat", "slow: research Kafka");
+    ChatMessage second = stored.userMessage("chat", "and Pulsar");
+    ChatMessage third = stored.userMessage("chat", "thanks");
+    CountDownLatch release = hold("slow: research Kafka");
+
+    decisions.offer("chat");
+    arrived.get("slow: research Kafka").await(10, TimeUnit.SECONDS);
+    // The events of the second and third messages come while the first is decided.
+    decisions.offer("chat");
+    decisions.offer("chat");
+    assertThat(threadsStarted).as("one thread decides the chat").hasValue(1);
+
+    release.countDown();
+    await().atMost(Duration.ofSeconds(10)).until(() -> awaitingDecision().isEmpty());
+    assertThat(decided).containsExactly("slow: research Kafka", "and Pulsar", "thanks");
+    assertThat(startedTask(first)).isTrue();
+    assertThat(contextSeenBy("and Pulsar"))
+        .as("the second decision sees the task the first started")
+        .contains(Ids.derived(first.id(), Orchestrator.TASK));
+    assertThat(answered(second)).isTrue();
+    assertThat(answered(third)).isTrue();
+    assertThat(threadsStarted).hasValue(1);
+    assertThat(mongo.findById("chat", Chat.class).deciding()).as("let go when done").isNull();
+  }
+
+  @Test
+  void aChatHeldByALiveOrchestratorIsLeftToIt() {
+    stored.chat("chat", null);
+    stored.userMessage("chat", "Hello");
+    heldBy("chat", "other orchestrator", Instant.now().plusSeconds(60));
+
+    assertThat(decisions.chatsAwaitingDecision()).containsExactly("chat");
+    decisions.offer("chat");
+
+    assertThat(threadsStarted).hasValue(0);
+    assertThat(mongo.findById("chat", Chat.class).deciding().holder())
+        .isEqualTo("other orchestrator");
+  }
+
+  @Test
+  void theChatsOfAnOrchestratorThatDiedAreTakenUpOnceItsHoldExpired() {
+    stored.chat("chat", null);
+    ChatMessage hello = stored.userMessage("chat", "Hello");
+    heldBy("chat", "dead orchestrator", Instant.now().minusSeconds(1));
+
+    decisions.chatsAwaitingDecision().forEach(decisions::offer);
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> answered(hello));
+    assertThat(decisions.chatsAwaitingDecision()).isEmpty();
+  }
+
+  @Test
+  void renewingExtendsTheHoldsOfThisOrchestratorOnly() throws InterruptedException {
+    stored.chat("mine", null);
+    stored.chat("theirs", null);
+    stored.userMessage("mine", "slow: research Kafka");
+    CountDownLatch release = hold("slow: research Kafka");
+    decisions.offer("mine");
+    arrived.get("slow: research Kafka").await(10, TimeUnit.SECONDS);
+    Instant past = Instant.now().minusSeconds(5).truncatedTo(ChronoUnit.MILLIS);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is("mine")),
+        new Update().set("deciding.leaseUntil", past),
+        Chat.class);
+    heldBy("theirs", "other orchestrator", past);
+
+    decisions.renewHolds();
+
+    assertThat(mongo.findById("mine", Chat.class).deciding().leaseUntil()).isAfter(Instant.now());
+    assertThat(mongo.findById("theirs", Chat.class).deciding().leaseUntil()).isEqualTo(past);
+    release.countDown();
+  }
+
+  @Test
+  void closingLetsGoOfTheChatsItHoldsAndTheirMessagesStillAwaitADecision()
+      throws InterruptedException {
+    stored.chat("chat", null);
+    ChatMessage slow = stored.userMessage("chat", "slow: research Kafka");
+    CountDownLatch release = hold("slow: research Kafka");
+    decisions.offer("chat");
+    arrived.get("slow: research Kafka").await(10, TimeUnit.SECONDS);
+
+    decisions.close();
+
+    assertThat(mongo.findById("chat", Chat.class).deciding()).isNull();
+    assertThat(awaitingDecision()).containsExactly(slow.id());
+    release.countDown();
+    ChatDecisions next = decisions();
+    next.chatsAwaitingDecision().forEach(next::offer);
+    await().atMost(Duration.ofSeconds(10)).until(() -> awaitingDecision().isEmpty());
+    next.close();
+  }
+
+  // --- fixtures -----------------------------------------------------------------------------
+
+  private ChatDecisions decisions() {
+    Orchestrator orchestrator =
+        new Orchestrator(
+            mongo,
+            new SubAgentConversations(mongo),
+            AgentCatalog.fromClasspath("agents.yml"),
+            new Decider(this::decide, PROPERTIES),
+            new EventCodec(),
+            PROPERTIES,
+            new UsageCounter(mongo),
+            new RunLedger(mongo));
+    ThreadFactory virtual = Thread.ofVirtual().factory();
+    ExecutorService threads =
+        Executors.newThreadPerTaskExecutor(
+            task -> {
+              threadsStarted.incrementAndGet();
+              return virtual.newThread(task);
+            });
+    return new ChatDecisions(mongo, orchestrator, published::add, threads, PROPERTIES);
+  }
+
+  /**
+   * The scripted decision: a message starting "slow" starts a research task once its latch is
+   * released; any other message is answered.
+   */
+  private ModelReply decide(ModelRequest request) {
+    String message = request.messages().getLast().content();
+    arrived.computeIfAbsent(message, m -> new CountDownLatch(1)).countDown();
+    CountDownLatch release = holdUntil.get(message);
+    if (release != null) {
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ModelException("interrupted", false);
+      }
+    }
+    decided.add(message);
+    contexts.put(message, request.messages().getFirst().content());
+    return message.startsWith("slow")
+        ? ScriptedModel.reply(
+            "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\""
+                + message
+                + "\"}",
+            List.of())
+        : ScriptedModel.reply("{\"action\":\"answer\",\"answer\":\"Noted.\"}", List.of());
+  }
+
+  private CountDownLatch hold(String message) {
+    arrived.put(message, new CountDownLatch(1));
+    return holdUntil.computeIfAbsent(message, m -> new CountDownLatch(1));
+  }
+
+  /** The context line (agents and tasks) the decision of this message saw. */
+  private String contextSeenBy(String message) {
+    return contexts.get(message);
+  }
+
+  private static boolean answered(ChatMessage message) {
+    return mongo.findById(Ids.derived(message.id(), Orchestrator.ANSWER), ChatMessage.class)
+        != null;
+  }
+
+  private static boolean startedTask(ChatMessage message) {
+    return mongo.findById(Ids.derived(message.id(), Orchestrator.TASK), Task.class) != null;
+  }
+
+  private static List<String> awaitingDecision() {
+    return mongo
+        .find(
+            Query.query(Criteria.where(ChatMessage.AWAITING_DECISION).is(true)), ChatMessage.class)
+        .stream()
+        .map(ChatMessage::id)
+        .toList();
+  }
+
+  private static void heldBy(String chatId, String holder, Instant until) {
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(chatId)),
+        new Update().set("deciding", new Chat.Deciding(holder, until)),
+        Chat.class);
+  }
+}
