@@ -216,7 +216,8 @@ class PipelineIT {
               .append("role", "user")
               .append("content", "Hello!")
               .append("createdAt", Date.from(now))
-              .append("outbox", List.of(entry)));
+              .append("outbox", List.of(entry))
+              .append("awaitingDecision", true));
 
       JsonNode answered = awaitMessages(chatId, m -> m.size() == 2);
 
