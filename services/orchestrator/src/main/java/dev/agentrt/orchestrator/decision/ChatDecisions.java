@@ -1,7 +1,12 @@
 package dev.agentrt.orchestrator.decision;
 
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.ReturnDocument;
+import com.mongodb.client.model.Updates;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import java.time.Clock;
 import java.time.Instant;
@@ -9,8 +14,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +44,11 @@ import org.springframework.data.mongodb.core.query.Update;
 class ChatDecisions implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ChatDecisions.class);
+
+  /** Failed attempts to decide a message before the person gets an apology instead. */
+  static final int MAX_ATTEMPTS = 5;
+
+  private static final String FAILED_ATTEMPTS = "failedDecisions";
 
   private final MongoTemplate mongo;
   private final Orchestrator orchestrator;
@@ -68,7 +80,11 @@ class ChatDecisions implements AutoCloseable {
    */
   void offer(String chatId) {
     if (hold(chatId)) {
-      deciders.execute(() -> decideAwaiting(chatId));
+      try {
+        deciders.execute(() -> decideAwaiting(chatId));
+      } catch (RejectedExecutionException stopping) {
+        releaseQuietly(chatId);
+      }
     }
   }
 
@@ -105,10 +121,10 @@ class ChatDecisions implements AutoCloseable {
           }
           continue;
         }
-        publish.accept(orchestrator.handle(next));
+        publish.accept(decide(next));
         mongo.updateFirst(
             Query.query(Criteria.where("_id").is(next.id())),
-            new Update().unset(ChatMessage.AWAITING_DECISION),
+            new Update().unset(ChatMessage.AWAITING_DECISION).unset(FAILED_ATTEMPTS),
             ChatMessage.class);
       }
     } catch (RuntimeException e) {
@@ -118,6 +134,40 @@ class ChatDecisions implements AutoCloseable {
       log.warn("deciding chat {} stopped, the sweep takes it up again: {}", chatId, e.toString());
       releaseQuietly(chatId);
     }
+  }
+
+  /**
+   * The message's outcome; after {@value #MAX_ATTEMPTS} failed attempts, an apology, so that a
+   * message no decision can be made for does not stop its chat for good. A failure that stops the
+   * counting too (the database unreachable) is retried for as long as it lasts.
+   */
+  private Publication decide(ChatMessage message) {
+    try {
+      return orchestrator.handle(message);
+    } catch (RuntimeException e) {
+      if (Thread.currentThread().isInterrupted() || failedAttempts(message) < MAX_ATTEMPTS) {
+        throw e;
+      }
+      log.error(
+          "deciding message {} of chat {} failed {} times, answering with an apology",
+          message.id(),
+          message.chatId(),
+          MAX_ATTEMPTS,
+          e);
+      return orchestrator.apologise(message);
+    }
+  }
+
+  /** Counts a failed attempt; the driver directly, as the count is no field of the message. */
+  private int failedAttempts(ChatMessage message) {
+    Document counted =
+        mongo
+            .getCollection(Collections.CHAT_MESSAGES)
+            .findOneAndUpdate(
+                Filters.eq("_id", message.id()),
+                Updates.inc(FAILED_ATTEMPTS, 1),
+                new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER));
+    return counted == null ? MAX_ATTEMPTS : counted.getInteger(FAILED_ATTEMPTS, MAX_ATTEMPTS);
   }
 
   private @Nullable ChatMessage oldestAwaiting(String chatId) {

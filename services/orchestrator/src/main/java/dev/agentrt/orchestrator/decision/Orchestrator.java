@@ -25,6 +25,7 @@ import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.UsageCounter;
 import java.time.Clock;
 import java.time.Instant;
@@ -113,6 +114,19 @@ class Orchestrator {
               String model = modelFor(message);
               return carryOut(message, model, decide(message, model));
             });
+  }
+
+  /**
+   * Answers the person with an apology instead of a decision: for a message whose decision failed
+   * again and again, so that its chat moves on.
+   */
+  Publication apologise(ChatMessage message) {
+    return answer(
+            message,
+            null,
+            new Decided(new Decision.Answer(Decider.APOLOGY), TurnUsage.NONE, 0),
+            Decider.APOLOGY)
+        .publication();
   }
 
   /**

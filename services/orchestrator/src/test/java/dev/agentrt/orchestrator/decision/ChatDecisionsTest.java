@@ -214,10 +214,57 @@ class ChatDecisionsTest {
     next.close();
   }
 
+  @Test
+  void aMessageWhoseDecisionFailsAgainAndAgainGetsAnApologyAndItsChatMovesOn()
+      throws InterruptedException {
+    stored.chat("chat", null);
+    ChatMessage broken = stored.userMessage("chat", "broken");
+    ChatMessage next = stored.userMessage("chat", "Hello");
+    AtomicInteger attempts = new AtomicInteger();
+    decisions.close();
+    decisions =
+        decisions(
+            new Orchestrator(
+                mongo,
+                new SubAgentConversations(mongo),
+                AgentCatalog.fromClasspath("agents.yml"),
+                new Decider(this::decide, PROPERTIES),
+                new EventCodec(),
+                PROPERTIES,
+                new UsageCounter(mongo),
+                new RunLedger(mongo)) {
+              @Override
+              Publication handle(ChatMessage message) {
+                if (message.id().equals(broken.id())) {
+                  attempts.incrementAndGet();
+                  throw new IllegalStateException("this message cannot be decided");
+                }
+                return super.handle(message);
+              }
+            });
+
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> {
+              decisions.chatsAwaitingDecision().forEach(decisions::offer); // the sweep
+              return answered(next);
+            });
+
+    assertThat(attempts).hasValue(ChatDecisions.MAX_ATTEMPTS);
+    assertThat(
+            mongo
+                .findById(Ids.derived(broken.id(), Orchestrator.ANSWER), ChatMessage.class)
+                .content())
+        .isEqualTo(Decider.APOLOGY);
+    assertThat(decided).containsExactly("Hello");
+    assertThat(awaitingDecision()).isEmpty();
+  }
+
   // --- fixtures -----------------------------------------------------------------------------
 
   private ChatDecisions decisions() {
-    Orchestrator orchestrator =
+    return decisions(
         new Orchestrator(
             mongo,
             new SubAgentConversations(mongo),
@@ -226,7 +273,10 @@ class ChatDecisionsTest {
             new EventCodec(),
             PROPERTIES,
             new UsageCounter(mongo),
-            new RunLedger(mongo));
+            new RunLedger(mongo)));
+  }
+
+  private ChatDecisions decisions(Orchestrator orchestrator) {
     ThreadFactory virtual = Thread.ofVirtual().factory();
     ExecutorService threads =
         Executors.newThreadPerTaskExecutor(
