@@ -1,6 +1,7 @@
 package dev.agentrt.agentloop;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.ConnectionString;
@@ -43,12 +44,15 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -442,6 +446,56 @@ class AgentLoopTest {
   }
 
   @Test
+  void aTurnTakenAgainWhileItsFirstWorkerWaitsRecordsAndRunsOnlyTheStoredAnswersCalls()
+      throws Exception {
+    // Worker A's model call outlives the turn's lease; worker B, another copy of the loop, takes
+    // the turn again and its model answers otherwise, at once.
+    ScriptedModel slowModel = new ScriptedModel();
+    CountDownLatch slowCalled = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    slowModel.then(
+        held(
+            slowCalled,
+            release,
+            ScriptedModel.reply(
+                null,
+                List.of(new ModelToolCall("call_late", "search_docs", "{\"query\":\"late\"}")))));
+    ExecutorService slowTurns = Executors.newVirtualThreadPerTaskExecutor();
+    loopWith(LIMITS, slowModel, slowTurns).wake(subAgent.id());
+    assertThat(slowCalled.await(10, TimeUnit.SECONDS)).isTrue();
+    expireTheTurnsLease();
+    model.callsTools(new ModelToolCall("call_first", "search_docs", "{\"query\":\"first\"}"));
+
+    assertThat(loop.expiredTurns()).contains(subAgent.id());
+    loop.wake(subAgent.id()); // what the sweeper does with it: B takes the turn
+    await().until(() -> subAgent().turn() == null);
+    release.countDown(); // A's answer arrives, after B's is stored
+    slowTurns.shutdown();
+    assertThat(slowTurns.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(conversations.messages(subAgent.id()))
+        .filteredOn(m -> m.role().equals(SubAgentMessage.ASSISTANT))
+        .singleElement()
+        .satisfies(m -> assertThat(m.toolCalls()).extracting("id").containsExactly("call_first"));
+    assertThat(toolCalls())
+        .as("no call that the stored answer did not ask for")
+        .extracting(ToolCall::modelCallId)
+        .containsExactly("call_first");
+    assertThat(runPendingCalls()).as("on its event").containsExactly("call_first");
+    assertThat(runPendingCalls()).as("on a sweep").isEmpty();
+    model.replies("Done.");
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests().getLast().messages())
+        .extracting(ModelMessage::role, ModelMessage::toolCallId)
+        .containsExactly(
+            tuple("system", null),
+            tuple("user", null),
+            tuple("assistant", null),
+            tuple("tool", "call_first"));
+  }
+
+  @Test
   void theSameCallWithTheSameResultThreeTimesIsPointedOutAndAFourthFailsTheRun() {
     startSubAgent("writer", null); // 25 steps: the researcher's 3 would stop it first
     for (int i = 0; i < 3; i++) {
@@ -706,6 +760,11 @@ class AgentLoopTest {
   }
 
   private AgentLoop loopWith(RunLimits limits) {
+    return loopWith(limits, model, Executors.newVirtualThreadPerTaskExecutor());
+  }
+
+  /** A copy of the loop with its own model, running its turns on these threads. */
+  private AgentLoop loopWith(RunLimits limits, ScriptedModel model, Executor turns) {
     AgentLoopProperties properties =
         new AgentLoopProperties(
             3,
@@ -723,8 +782,41 @@ class AgentLoopTest {
         new OutputSchemaCheck(),
         properties,
         limits,
-        Executors.newVirtualThreadPerTaskExecutor(),
+        turns,
         ledger);
+  }
+
+  /** Time passes: the lease of the sub-agent's turn runs out while a worker still holds it. */
+  private void expireTheTurnsLease() {
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("turn.leaseUntil", Instant.now().minusSeconds(1)),
+        SubAgent.class);
+  }
+
+  /**
+   * What the tool-runner does with each pending call, on its event or on a sweep: claims it ({@code
+   * pending → running}, which succeeds once) and answers it with a tool message.
+   *
+   * @return the model's ids of the calls it ran
+   */
+  private List<String> runPendingCalls() {
+    List<String> ran = new ArrayList<>();
+    for (ToolCall call : toolCalls()) {
+      ToolCall claimed =
+          mongo.findAndModify(
+              Query.query(
+                  Criteria.where("_id").is(call.id()).and("status").is(ToolCallStatus.pending)),
+              new org.springframework.data.mongodb.core.query.Update()
+                  .set("status", ToolCallStatus.running),
+              ToolCall.class);
+      if (claimed != null) {
+        append(SubAgentMessage.TOOL, "{\"results\":[]}", call.modelCallId());
+        ran.add(call.modelCallId());
+      }
+    }
+    return ran;
   }
 
   /**
