@@ -23,11 +23,13 @@ import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
+import dev.agentrt.store.SubAgentIds;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
@@ -496,6 +498,52 @@ class AgentLoopTest {
   }
 
   @Test
+  void theCallsOfAnAnswerWhoseWorkerDiedBeforeRecordingThemAreRecordedWhenItsTurnIsTakenBack() {
+    answerOfAWorkerThatDied(new RequestedToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
+    assertThat(toolCalls()).isEmpty();
+    expireTheTurnsLease();
+
+    assertThat(loop.expiredTurns()).contains(subAgent.id());
+    loop.wake(subAgent.id()); // what the sweeper does with it
+
+    assertThat(toolCalls())
+        .extracting(ToolCall::modelCallId, ToolCall::status)
+        .containsExactly(tuple("call_1", ToolCallStatus.pending));
+    assertThat(subAgent().turn()).as("the turn is over").isNull();
+    assertThat(runPendingCalls()).containsExactly("call_1");
+    assertThat(runPendingCalls()).isEmpty();
+    model.replies("Done.");
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests()).hasSize(1);
+    assertThat(model.requests().getFirst().messages())
+        .extracting(ModelMessage::role)
+        .containsExactly("system", "user", "assistant", "tool");
+  }
+
+  @Test
+  void aFollowUpAfterAnAnswerWhoseWorkerDiedDoesNotKeepItsCallsFromBeingRecorded() {
+    answerOfAWorkerThatDied(new RequestedToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
+    append(SubAgentMessage.USER, "Also Redis", null);
+    loop.wake(subAgent.id()); // the follow-up's event, while the dead worker's lease still runs
+    assertThat(toolCalls()).isEmpty();
+    expireTheTurnsLease();
+
+    loop.wake(subAgent.id()); // the sweeper's
+
+    assertThat(toolCalls()).extracting(ToolCall::modelCallId).containsExactly("call_1");
+    assertThat(runPendingCalls()).containsExactly("call_1");
+    model.replies("Kafka and Redis.");
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests()).hasSize(1);
+    assertThat(model.requests().getFirst().messages())
+        .as("the follow-up after the results of the calls made before it")
+        .extracting(ModelMessage::role)
+        .containsExactly("system", "user", "assistant", "tool", "user");
+  }
+
+  @Test
   void theSameCallWithTheSameResultThreeTimesIsPointedOutAndAFourthFailsTheRun() {
     startSubAgent("writer", null); // 25 steps: the researcher's 3 would stop it first
     for (int i = 0; i < 3; i++) {
@@ -793,6 +841,33 @@ class AgentLoopTest {
         new org.springframework.data.mongodb.core.query.Update()
             .set("turn.leaseUntil", Instant.now().minusSeconds(1)),
         SubAgent.class);
+  }
+
+  /**
+   * What a worker leaves when it dies right after its answer's write: the turn held (under a lease
+   * that has not run out yet), the answer stored, none of its tool calls recorded, and the answer's
+   * events published by the relay since, to a tool-runner that found no call to claim.
+   */
+  private void answerOfAWorkerThatDied(RequestedToolCall... calls) {
+    long answered = lastMessage().seq();
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("turn", new SubAgent.Turn(answered, Instant.now().plusSeconds(60))),
+        SubAgent.class);
+    conversations.insertAt(
+        SubAgentIds.of(subAgent),
+        conversations.takeSeqWhileActive(subAgent.id()).orElseThrow(),
+        new NewMessage(
+            OutcomeRecorder.answerId(subAgent.id(), answered),
+            SubAgentMessage.ASSISTANT,
+            null,
+            List.of(calls),
+            null,
+            null,
+            new TurnUsage(10, 10),
+            List.of()),
+        Instant.now());
   }
 
   /**
