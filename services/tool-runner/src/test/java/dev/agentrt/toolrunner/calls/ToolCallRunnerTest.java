@@ -616,6 +616,33 @@ class ToolCallRunnerTest {
   }
 
   @Test
+  void anEventThatArrivesBeforeItsCallIsRecordedClaimsNothingAndTheSweeperRunsTheCallOnce() {
+    // The agent loop records a turn's calls after its answer, whose outbox holds their events: the
+    // relay may publish them first, or the worker dies in between and the calls are recorded when
+    // its turn is taken back, with no event of their own.
+    SubAgent subAgent = stored(subAgent());
+    ToolCall call =
+        call(
+            subAgent,
+            "search_docs",
+            "{\"query\":\"x\"}",
+            ToolCallStatus.pending,
+            null,
+            now().minusSeconds(60));
+
+    assertThat(runner.onRequested(requested(call))).isFalse();
+    assertThat(reload(call)).as("the event stores nothing").isNull();
+    stored(call); // recorded, and not claimed for longer than unclaimedAfter
+    assertThat(sweeper.sweep()).isEqualTo(1);
+    awaitAnswered(call);
+
+    assertThat(runner.onRequested(requested(call))).isFalse();
+    assertThat(sweeper.sweep()).isZero();
+    assertThat(tool.executions).hasValue(1);
+    assertThat(theToolMessageOf(call).content()).isEqualTo(ScriptedTool.RESULT);
+  }
+
+  @Test
   void theSweeperAnswersAFinishedCallWhoseMessageWasNeverAppendedWithoutRunningItAgain() {
     SubAgent subAgent = stored(subAgent());
     String result = "{\"results\":[{\"path\":\"docs/kafka.md\"}]}";
