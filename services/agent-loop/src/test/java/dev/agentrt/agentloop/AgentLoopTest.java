@@ -456,12 +456,10 @@ class AgentLoopTest {
     CountDownLatch slowCalled = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     slowModel.then(
-        held(
+        heldToolCall(
             slowCalled,
             release,
-            ScriptedModel.reply(
-                null,
-                List.of(new ModelToolCall("call_late", "search_docs", "{\"query\":\"late\"}")))));
+            new ModelToolCall("call_late", "search_docs", "{\"query\":\"late\"}")));
     ExecutorService slowTurns = Executors.newVirtualThreadPerTaskExecutor();
     loopWith(LIMITS, slowModel, slowTurns).wake(subAgent.id());
     assertThat(slowCalled.await(10, TimeUnit.SECONDS)).isTrue();
@@ -759,11 +757,8 @@ class AgentLoopTest {
     CountDownLatch modelCalled = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     model.then(
-        held(
-            modelCalled,
-            release,
-            ScriptedModel.reply(
-                null, List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")))));
+        heldToolCall(
+            modelCalled, release, new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")));
     loop.wake(subAgent.id());
     assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
 
@@ -787,11 +782,8 @@ class AgentLoopTest {
     CountDownLatch modelCalled = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     model.then(
-        held(
-            modelCalled,
-            release,
-            ScriptedModel.reply(
-                null, List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")))));
+        heldToolCall(
+            modelCalled, release, new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")));
     loop.wake(subAgent.id());
     assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
 
@@ -934,6 +926,12 @@ class AgentLoopTest {
 
   private List<String> ledgerTypes() {
     return ledger.after(subAgent.chatId(), 0, 100).stream().map(RunEvent::type).toList();
+  }
+
+  /** A model step that says it was called, then holds until released, then asks for the call. */
+  private static Supplier<ModelReply> heldToolCall(
+      CountDownLatch called, CountDownLatch release, ModelToolCall call) {
+    return held(called, release, ScriptedModel.reply(null, List.of(call)));
   }
 
   /** A model step that says it was called, then holds until released, then replies. */
