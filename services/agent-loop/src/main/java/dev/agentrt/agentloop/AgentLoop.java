@@ -32,11 +32,12 @@ import org.springframework.data.mongodb.core.query.Update;
 
 /**
  * The sub-agent loop. {@link #wake} looks at a sub-agent's conversation and does the one thing it
- * calls for: apply the outcome of an answer already stored, wait for pending tool calls, or claim a
- * model turn. A claimed turn runs on its own virtual thread, so a slow model holds up nobody else
- * and the Kafka consumer moves on at once (DESIGN invariants 3 and 4). The claim is a conditional
- * update with a lease: two copies of this service never both answer a turn, and a turn whose worker
- * died is taken again once its lease expires.
+ * calls for: finish a turn whose worker died after storing its answer, apply the outcome of an
+ * answer already stored, wait for pending tool calls, or claim a model turn. A claimed turn runs on
+ * its own virtual thread, so a slow model holds up nobody else and the Kafka consumer moves on at
+ * once (DESIGN invariants 3 and 4). The claim is a conditional update with a lease: two copies of
+ * this service never both answer a turn, and a turn whose worker died is taken again once its lease
+ * expires.
  */
 class AgentLoop {
 
@@ -95,6 +96,15 @@ class AgentLoop {
     }
     ConversationState conversation = new ConversationState(conversations.messages(subAgent.id()));
     AgentDefinition agent = agents.get(subAgent.agent());
+    Optional<SubAgentMessage> abandoned = abandonedAnswer(subAgent, conversation);
+    if (abandoned.isPresent()) {
+      // Its worker stored it and died (or stalled) before ending the turn: it may not have
+      // recorded the answer's tool calls, and until they are, no tool message can come.
+      recorder.recordCalls(subAgent, abandoned.get());
+      settle(subAgent, agent, conversation, abandoned.get());
+      endTurn(subAgent, subAgent.turn().seq(), abandoned.get());
+      return;
+    }
     if (conversation.lastAnswer().isPresent()) {
       settle(subAgent, agent, conversation, conversation.lastAnswer().get());
       return;
@@ -200,12 +210,7 @@ class AgentLoop {
       if (withinBudget(subAgent, conversation, run, answer)) {
         settle(subAgent, agent, conversation, answer);
       }
-      SubAgent released = releaseTurn(subAgent, seq);
-      if (released != null && released.messageCount() > answer.seq()) {
-        // A message arrived during the turn (a follow-up while the model thought, a fast tool's
-        // result while the outcome was applied): its own wake-up found the turn taken.
-        wake(subAgent.id());
-      }
+      endTurn(subAgent, seq, answer);
       return;
     } catch (ModelException e) {
       recorder.fail(subAgent, seq, "model_error", e.getMessage());
@@ -372,6 +377,33 @@ class AgentLoop {
             .set("turn", new SubAgent.Turn(seq, now.plus(properties.turnLease())))
             .set("deadline", deadline);
     return mongo.updateFirst(unclaimed, claim, SubAgent.class).getModifiedCount() == 1;
+  }
+
+  /**
+   * The answer stored in the sub-agent's turn if that turn is still held and its lease expired: the
+   * worker that stored it died (or stalled) before ending the turn. Read from what the wake-up read
+   * anyway.
+   */
+  private Optional<SubAgentMessage> abandonedAnswer(
+      SubAgent subAgent, ConversationState conversation) {
+    SubAgent.Turn turn = subAgent.turn();
+    if (turn == null || !turn.leaseUntil().isBefore(clock.instant())) {
+      return Optional.empty();
+    }
+    String answerId = OutcomeRecorder.answerId(subAgent.id(), turn.seq());
+    return conversation.messages().stream().filter(m -> m.id().equals(answerId)).findFirst();
+  }
+
+  /**
+   * Ends the turn whose answer is stored and carried out. A message that arrived during the turn (a
+   * follow-up while the model thought, a fast tool's result while the outcome was applied) found
+   * the turn taken: it is looked at now.
+   */
+  private void endTurn(SubAgent subAgent, long seq, SubAgentMessage answer) {
+    SubAgent released = releaseTurn(subAgent, seq);
+    if (released != null && released.messageCount() > answer.seq()) {
+      wake(subAgent.id());
+    }
   }
 
   /** Ends this worker's turn; the sub-agent as it is then, or null if the turn was not held. */

@@ -81,11 +81,13 @@ class OutcomeRecorder {
    * Stores the model's answer to the messages up to {@code answeredSeq}, if the sub-agent is still
    * active: its place in the conversation is taken by a write that matches only an active
    * sub-agent, so the answer of a sub-agent cancelled or failed (by a limit) while the model
-   * thought is dropped, and nothing of it is stored. Then the tool-call documents ({@code
-   * pending}), then the assistant message that announces them, with the model asked and the turn's
-   * tokens. The write that inserts the message adds its tokens to the sums of the sub-agent, the
-   * task and the chat; storing the same answer again (the turn taken again after its lease expired,
-   * say) finds it stored and counts nothing.
+   * thought is dropped, and nothing of it is stored. Then the assistant message, with the model
+   * asked and the turn's tokens: the commit point. Then the tool calls of the answer stored, which
+   * is another one when the turn was taken again after its lease expired and answered first by the
+   * other worker: only calls a stored message asked for are ever recorded, so none runs that no
+   * message asked for. The write that inserts the message adds its tokens to the sums of the
+   * sub-agent, the task and the chat; storing the same answer again finds it stored and counts
+   * nothing.
    *
    * @param model the model asked (null: the default model)
    * @return the stored answer (this one, or the one stored before); empty when the sub-agent is no
@@ -98,15 +100,14 @@ class OutcomeRecorder {
       return Optional.empty();
     }
     Instant now = clock.instant();
-    String messageId = Ids.derived(subAgent.id(), "answer-" + answeredSeq);
+    String messageId = answerId(subAgent.id(), answeredSeq);
     List<RequestedToolCall> calls = callsToRecord(reply);
     List<OutboxEntry> events = new ArrayList<>();
     for (RequestedToolCall call : calls) {
       if (ToolCatalog.ASK_USER.equals(call.name())) {
         continue;
       }
-      String toolCallId = Ids.derived(messageId, call.id());
-      insertPending(subAgent, toolCallId, call, now);
+      String toolCallId = toolCallId(messageId, call);
       events.add(
           entry(
               new ToolCallRequested(
@@ -136,12 +137,32 @@ class OutcomeRecorder {
                 tokens,
                 events),
             now);
+    recordCalls(subAgent, stored.message());
     if (stored.inserted()) {
       usage.add(SubAgent.class, subAgent.id(), model, tokens, 1);
       usage.add(Task.class, subAgent.taskId(), model, tokens, 1);
       usage.add(Chat.class, subAgent.chatId(), model, tokens, 1);
     }
     return Optional.of(stored.message());
+  }
+
+  /** The id of the answer to the messages up to {@code answeredSeq}: one per turn. */
+  static String answerId(String subAgentId, long answeredSeq) {
+    return Ids.derived(subAgentId, "answer-" + answeredSeq);
+  }
+
+  /**
+   * Records the tool calls of a stored answer as {@code pending} for the tool-runner, each unless
+   * it is recorded already (its id derives from the answer and the call); safe to repeat, for the
+   * answer of a worker that died before recording them.
+   */
+  void recordCalls(SubAgent subAgent, SubAgentMessage answer) {
+    Instant now = clock.instant();
+    for (RequestedToolCall call : answer.toolCalls()) {
+      if (!ToolCatalog.ASK_USER.equals(call.name())) {
+        insertPending(subAgent, toolCallId(answer.id(), call), call, now);
+      }
+    }
   }
 
   /** Carries out what a stored answer decided; safe to repeat. */
@@ -334,6 +355,10 @@ class OutcomeRecorder {
         .orElse(calls);
   }
 
+  private static String toolCallId(String answerId, RequestedToolCall call) {
+    return Ids.derived(answerId, call.id());
+  }
+
   private void insertPending(SubAgent subAgent, String id, RequestedToolCall call, Instant now) {
     try {
       mongo.insert(
@@ -354,8 +379,8 @@ class OutcomeRecorder {
               now,
               now,
               List.of()));
-    } catch (DuplicateKeyException storedBeforeACrash) {
-      // the same turn is being recorded again: the call is already there
+    } catch (DuplicateKeyException recordedBefore) {
+      // the same answer's calls are being recorded again: the call is already there
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.agentrt.agentloop;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.ConnectionString;
@@ -22,11 +23,13 @@ import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
+import dev.agentrt.store.SubAgentIds;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
@@ -43,12 +46,15 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -442,6 +448,100 @@ class AgentLoopTest {
   }
 
   @Test
+  void aTurnTakenAgainWhileItsFirstWorkerWaitsRecordsAndRunsOnlyTheStoredAnswersCalls()
+      throws Exception {
+    // Worker A's model call outlives the turn's lease; worker B, another copy of the loop, takes
+    // the turn again and its model answers otherwise, at once.
+    ScriptedModel slowModel = new ScriptedModel();
+    CountDownLatch slowCalled = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    slowModel.then(
+        heldToolCall(
+            slowCalled,
+            release,
+            new ModelToolCall("call_late", "search_docs", "{\"query\":\"late\"}")));
+    ExecutorService slowTurns = Executors.newVirtualThreadPerTaskExecutor();
+    loopWith(LIMITS, slowModel, slowTurns).wake(subAgent.id());
+    assertThat(slowCalled.await(10, TimeUnit.SECONDS)).isTrue();
+    expireTheTurnsLease();
+    model.callsTools(new ModelToolCall("call_first", "search_docs", "{\"query\":\"first\"}"));
+
+    assertThat(loop.expiredTurns()).contains(subAgent.id());
+    loop.wake(subAgent.id()); // what the sweeper does with it: B takes the turn
+    await().until(() -> subAgent().turn() == null);
+    release.countDown(); // A's answer arrives, after B's is stored
+    slowTurns.shutdown();
+    assertThat(slowTurns.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(conversations.messages(subAgent.id()))
+        .filteredOn(m -> m.role().equals(SubAgentMessage.ASSISTANT))
+        .singleElement()
+        .satisfies(m -> assertThat(m.toolCalls()).extracting("id").containsExactly("call_first"));
+    assertThat(toolCalls())
+        .as("no call that the stored answer did not ask for")
+        .extracting(ToolCall::modelCallId)
+        .containsExactly("call_first");
+    assertThat(runPendingCalls()).as("on its event").containsExactly("call_first");
+    assertThat(runPendingCalls()).as("on a sweep").isEmpty();
+    model.replies("Done.");
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests().getLast().messages())
+        .extracting(ModelMessage::role, ModelMessage::toolCallId)
+        .containsExactly(
+            tuple("system", null),
+            tuple("user", null),
+            tuple("assistant", null),
+            tuple("tool", "call_first"));
+  }
+
+  @Test
+  void theCallsOfAnAnswerWhoseWorkerDiedBeforeRecordingThemAreRecordedWhenItsTurnIsTakenBack() {
+    answerOfAWorkerThatDied(new RequestedToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
+    assertThat(toolCalls()).isEmpty();
+    expireTheTurnsLease();
+
+    assertThat(loop.expiredTurns()).contains(subAgent.id());
+    loop.wake(subAgent.id()); // what the sweeper does with it
+
+    assertThat(toolCalls())
+        .extracting(ToolCall::modelCallId, ToolCall::status)
+        .containsExactly(tuple("call_1", ToolCallStatus.pending));
+    assertThat(subAgent().turn()).as("the turn is over").isNull();
+    assertThat(runPendingCalls()).containsExactly("call_1");
+    assertThat(runPendingCalls()).isEmpty();
+    model.replies("Done.");
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests()).hasSize(1);
+    assertThat(model.requests().getFirst().messages())
+        .extracting(ModelMessage::role)
+        .containsExactly("system", "user", "assistant", "tool");
+  }
+
+  @Test
+  void aFollowUpAfterAnAnswerWhoseWorkerDiedDoesNotKeepItsCallsFromBeingRecorded() {
+    answerOfAWorkerThatDied(new RequestedToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
+    append(SubAgentMessage.USER, "Also Redis", null);
+    loop.wake(subAgent.id()); // the follow-up's event, while the dead worker's lease still runs
+    assertThat(toolCalls()).isEmpty();
+    expireTheTurnsLease();
+
+    loop.wake(subAgent.id()); // the sweeper's
+
+    assertThat(toolCalls()).extracting(ToolCall::modelCallId).containsExactly("call_1");
+    assertThat(runPendingCalls()).containsExactly("call_1");
+    model.replies("Kafka and Redis.");
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests()).hasSize(1);
+    assertThat(model.requests().getFirst().messages())
+        .as("the follow-up after the results of the calls made before it")
+        .extracting(ModelMessage::role)
+        .containsExactly("system", "user", "assistant", "tool", "user");
+  }
+
+  @Test
   void theSameCallWithTheSameResultThreeTimesIsPointedOutAndAFourthFailsTheRun() {
     startSubAgent("writer", null); // 25 steps: the researcher's 3 would stop it first
     for (int i = 0; i < 3; i++) {
@@ -657,11 +757,8 @@ class AgentLoopTest {
     CountDownLatch modelCalled = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     model.then(
-        held(
-            modelCalled,
-            release,
-            ScriptedModel.reply(
-                null, List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")))));
+        heldToolCall(
+            modelCalled, release, new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")));
     loop.wake(subAgent.id());
     assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
 
@@ -685,11 +782,8 @@ class AgentLoopTest {
     CountDownLatch modelCalled = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     model.then(
-        held(
-            modelCalled,
-            release,
-            ScriptedModel.reply(
-                null, List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")))));
+        heldToolCall(
+            modelCalled, release, new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")));
     loop.wake(subAgent.id());
     assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
 
@@ -706,6 +800,11 @@ class AgentLoopTest {
   }
 
   private AgentLoop loopWith(RunLimits limits) {
+    return loopWith(limits, model, Executors.newVirtualThreadPerTaskExecutor());
+  }
+
+  /** A copy of the loop with its own model, running its turns on these threads. */
+  private AgentLoop loopWith(RunLimits limits, ScriptedModel model, Executor turns) {
     AgentLoopProperties properties =
         new AgentLoopProperties(
             3,
@@ -723,8 +822,68 @@ class AgentLoopTest {
         new OutputSchemaCheck(),
         properties,
         limits,
-        Executors.newVirtualThreadPerTaskExecutor(),
+        turns,
         ledger);
+  }
+
+  /** Time passes: the lease of the sub-agent's turn runs out while a worker still holds it. */
+  private void expireTheTurnsLease() {
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("turn.leaseUntil", Instant.now().minusSeconds(1)),
+        SubAgent.class);
+  }
+
+  /**
+   * What a worker leaves when it dies right after its answer's write: the turn held (under a lease
+   * that has not run out yet), the answer stored, none of its tool calls recorded, and the answer's
+   * events published by the relay since, to a tool-runner that found no call to claim.
+   */
+  private void answerOfAWorkerThatDied(RequestedToolCall... calls) {
+    long answered = lastMessage().seq();
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("turn", new SubAgent.Turn(answered, Instant.now().plusSeconds(60))),
+        SubAgent.class);
+    conversations.insertAt(
+        SubAgentIds.of(subAgent),
+        conversations.takeSeqWhileActive(subAgent.id()).orElseThrow(),
+        new NewMessage(
+            OutcomeRecorder.answerId(subAgent.id(), answered),
+            SubAgentMessage.ASSISTANT,
+            null,
+            List.of(calls),
+            null,
+            null,
+            new TurnUsage(10, 10),
+            List.of()),
+        Instant.now());
+  }
+
+  /**
+   * What the tool-runner does with each pending call, on its event or on a sweep: claims it ({@code
+   * pending → running}, which succeeds once) and answers it with a tool message.
+   *
+   * @return the model's ids of the calls it ran
+   */
+  private List<String> runPendingCalls() {
+    List<String> ran = new ArrayList<>();
+    for (ToolCall call : toolCalls()) {
+      ToolCall claimed =
+          mongo.findAndModify(
+              Query.query(
+                  Criteria.where("_id").is(call.id()).and("status").is(ToolCallStatus.pending)),
+              new org.springframework.data.mongodb.core.query.Update()
+                  .set("status", ToolCallStatus.running),
+              ToolCall.class);
+      if (claimed != null) {
+        append(SubAgentMessage.TOOL, "{\"results\":[]}", call.modelCallId());
+        ran.add(call.modelCallId());
+      }
+    }
+    return ran;
   }
 
   /**
@@ -767,6 +926,12 @@ class AgentLoopTest {
 
   private List<String> ledgerTypes() {
     return ledger.after(subAgent.chatId(), 0, 100).stream().map(RunEvent::type).toList();
+  }
+
+  /** A model step that says it was called, then holds until released, then asks for the call. */
+  private static Supplier<ModelReply> heldToolCall(
+      CountDownLatch called, CountDownLatch release, ModelToolCall call) {
+    return held(called, release, ScriptedModel.reply(null, List.of(call)));
   }
 
   /** A model step that says it was called, then holds until released, then replies. */

@@ -11,10 +11,11 @@ import org.springframework.stereotype.Component;
 
 /**
  * Takes back what no worker is looking after: running calls whose lease expired (their worker
- * died), pending calls nobody claimed (their event was lost), and finished calls whose tool message
- * may be missing (a crash between recording and answering). Each is taken with a conditional
- * update, so any number of copies can sweep at once. A call whose worker died runs again only if
- * its tool is idempotent; otherwise it ends {@code failed} with {@code interrupted}.
+ * died), pending calls nobody claimed (their event was lost, or came before the agent loop recorded
+ * the call), and finished calls whose tool message may be missing (a crash between recording and
+ * answering). Each is taken with a conditional update, so any number of copies can sweep at once. A
+ * call whose worker died runs again only if its tool is idempotent; otherwise it ends {@code
+ * failed} with {@code interrupted}.
  */
 @Component
 class LeaseSweeper {

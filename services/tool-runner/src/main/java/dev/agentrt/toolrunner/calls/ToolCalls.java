@@ -48,7 +48,10 @@ class ToolCalls {
     return claimWhere(ours().and("_id").is(toolCallId).and("status").is(ToolCallStatus.pending));
   }
 
-  /** A pending call older than {@code unclaimedAfter}: its event was lost or never handled. */
+  /**
+   * A pending call older than {@code unclaimedAfter}: its event was lost, never handled, or handled
+   * before the call was recorded (the agent loop records a turn's calls after its answer).
+   */
   Optional<ToolCall> claimUnclaimed() {
     Instant now = clock.instant();
     return claimWhere(

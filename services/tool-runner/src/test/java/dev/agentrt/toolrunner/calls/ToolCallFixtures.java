@@ -30,6 +30,11 @@ final class ToolCallFixtures {
     return call(subAgent, name, arguments, ToolCallStatus.pending, null, now());
   }
 
+  /** A call pending for a minute, longer than {@code unclaimedAfter}: no event claimed it. */
+  static ToolCall unclaimed(SubAgent subAgent, String name, String arguments) {
+    return call(subAgent, name, arguments, ToolCallStatus.pending, null, now().minusSeconds(60));
+  }
+
   static ToolCall call(
       SubAgent subAgent,
       String name,

@@ -7,6 +7,7 @@ import static dev.agentrt.toolrunner.calls.ToolCallFixtures.now;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.pending;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.requested;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.subAgent;
+import static dev.agentrt.toolrunner.calls.ToolCallFixtures.unclaimed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -596,15 +597,7 @@ class ToolCallRunnerTest {
   @Test
   void theSweeperRunsAPendingCallNobodyClaimedButLeavesAFreshOneToItsEvent() {
     SubAgent subAgent = stored(subAgent());
-    ToolCall forgotten =
-        stored(
-            call(
-                subAgent,
-                "search_docs",
-                "{\"query\":\"x\"}",
-                ToolCallStatus.pending,
-                null,
-                now().minusSeconds(60)));
+    ToolCall forgotten = stored(unclaimed(subAgent, "search_docs", "{\"query\":\"x\"}"));
     ToolCall fresh = stored(pending(subAgent, "search_docs", "{\"query\":\"y\"}"));
 
     assertThat(sweeper.sweep()).isEqualTo(1);
@@ -613,6 +606,26 @@ class ToolCallRunnerTest {
     assertThat(reload(fresh).status()).isEqualTo(ToolCallStatus.pending);
     assertThat(tool.executions).hasValue(1);
     assertThat(theToolMessageOf(forgotten).content()).isEqualTo(ScriptedTool.RESULT);
+  }
+
+  @Test
+  void anEventThatArrivesBeforeItsCallIsRecordedClaimsNothingAndTheSweeperRunsTheCallOnce() {
+    // The agent loop records a turn's calls after its answer, whose outbox holds their events: the
+    // relay may publish them first, or the worker dies in between and the calls are recorded when
+    // its turn is taken back, with no event of their own.
+    SubAgent subAgent = stored(subAgent());
+    ToolCall call = unclaimed(subAgent, "search_docs", "{\"query\":\"x\"}");
+
+    assertThat(runner.onRequested(requested(call))).isFalse();
+    assertThat(reload(call)).as("the event stores nothing").isNull();
+    stored(call); // recorded, and not claimed since for longer than unclaimedAfter
+    assertThat(sweeper.sweep()).isEqualTo(1);
+    awaitAnswered(call);
+
+    assertThat(runner.onRequested(requested(call))).isFalse();
+    assertThat(sweeper.sweep()).isZero();
+    assertThat(tool.executions).hasValue(1);
+    assertThat(theToolMessageOf(call).content()).isEqualTo(ScriptedTool.RESULT);
   }
 
   @Test
@@ -639,15 +652,7 @@ class ToolCallRunnerTest {
   @Test
   void askUserBelongsToTheAgentLoopAndIsNeverClaimed() {
     SubAgent subAgent = stored(subAgent());
-    ToolCall ask =
-        stored(
-            call(
-                subAgent,
-                "ask_user",
-                "{\"question\":\"which?\"}",
-                ToolCallStatus.pending,
-                null,
-                now().minusSeconds(60)));
+    ToolCall ask = stored(unclaimed(subAgent, "ask_user", "{\"question\":\"which?\"}"));
 
     assertThat(runner.onRequested(requested(ask))).isFalse();
     assertThat(sweeper.sweep()).isZero();
