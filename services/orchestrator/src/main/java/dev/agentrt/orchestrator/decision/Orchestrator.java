@@ -30,6 +30,7 @@ import dev.agentrt.store.UsageCounter;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -245,19 +246,28 @@ class Orchestrator {
     return decider.decide(prompt, model, decision -> check(decision, message.chatId(), tasks));
   }
 
-  /** The chat's last messages up to this one, oldest first. */
+  /**
+   * The chat's last messages as they stand now, oldest first and this one last, without the
+   * person's later messages (each is decided after this one, in order). An answer to an earlier
+   * message that came after this one was sent is shown before it: the decision sees what the
+   * messages before it led to.
+   */
   private List<ChatMessage> history(ChatMessage message) {
     List<ChatMessage> latest =
         mongo.find(
             Query.query(
                     Criteria.where("chatId")
                         .is(message.chatId())
-                        .and("createdAt")
-                        .lte(message.createdAt()))
+                        .orOperator(
+                            Criteria.where("createdAt").lte(message.createdAt()),
+                            Criteria.where("role").ne(ChatMessage.USER)))
                 .with(Sort.by(Sort.Direction.DESC, "createdAt", "_id"))
                 .limit(properties.historySize()),
             ChatMessage.class);
-    return latest.reversed();
+    List<ChatMessage> history = new ArrayList<>(latest.reversed());
+    history.removeIf(m -> m.id().equals(message.id()));
+    history.add(message);
+    return history;
   }
 
   /** Refuses what cannot be carried out in this chat, saying why so that the model can repair. */

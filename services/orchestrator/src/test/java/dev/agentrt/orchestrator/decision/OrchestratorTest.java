@@ -490,6 +490,29 @@ class OrchestratorTest {
   }
 
   @Test
+  void aDecisionSeesWhatTheMessageBeforeLedToEvenWhenThatCameAfterThisMessageWasSent() {
+    ChatMessage first = stored.userMessage(CHAT, "Hello");
+    ChatMessage second = stored.userMessage(CHAT, "What can you do?");
+    model.replies(
+        "{\"action\":\"answer\",\"answer\":\"Hi!\"}",
+        "{\"action\":\"answer\",\"answer\":\"Research.\"}");
+    orchestrator.handle(first);
+
+    orchestrator.handle(second);
+
+    assertThat(model.requests().getFirst().messages())
+        .as("the first decision does not see the message sent after it")
+        .extracting(ModelMessage::content)
+        .endsWith("Hello")
+        .doesNotContain("What can you do?");
+    assertThat(model.requests().get(1).messages().subList(1, 4))
+        .containsExactly(
+            ModelMessage.user("Hello"),
+            ModelMessage.assistant("Hi!", List.of()),
+            ModelMessage.user("What can you do?"));
+  }
+
+  @Test
   void aTaskWithoutSubAgentYetIsListedWithoutOne() {
     ChatMessage first = stored.userMessage(CHAT, "Research Kafka");
     model.replies(
