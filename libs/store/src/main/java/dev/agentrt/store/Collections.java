@@ -11,5 +11,8 @@ public final class Collections {
   public static final String SUB_AGENT_TOOL_CALLS = "sub_agent_tool_calls";
   public static final String RUN_EVENTS = "run_events";
 
+  /** Finished tasks' outcomes whose answer the finalizer has yet to write in the chat. */
+  public static final String PENDING_ANSWERS = "pending_answers";
+
   private Collections() {}
 }

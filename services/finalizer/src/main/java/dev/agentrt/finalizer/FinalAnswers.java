@@ -80,8 +80,13 @@ class FinalAnswers {
     this.usage = usage;
   }
 
+  /** The id of the outcome's answer: derived from the event, so an event has one answer. */
+  static String idOf(TaskOutcome outcome) {
+    return Ids.derived(outcome.eventId(), PURPOSE);
+  }
+
   ChatMessage write(TaskOutcome outcome) {
-    String id = Ids.derived(outcome.eventId(), PURPOSE);
+    String id = idOf(outcome);
     ChatMessage written = mongo.findById(id, ChatMessage.class);
     if (written != null) {
       return written;

@@ -6,40 +6,25 @@ import dev.agentrt.events.TaskCompleted;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.IncomingEvents;
-import dev.agentrt.platform.outbox.Outbox;
-import dev.agentrt.platform.outbox.OutboxPublishException;
-import dev.agentrt.store.ChatMessage;
-import dev.agentrt.store.Collections;
-import dev.agentrt.store.RunLedger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.stereotype.Component;
 
 /**
- * A task that completed, failed or was cancelled gets its answer in the chat. The answer is written
- * on the consumer's thread, bounded by {@code agentrt.finalizer.answer-deadline}; other task events
- * are not this service's business.
+ * A task that completed, failed or was cancelled gets its answer in the chat: its outcome goes to
+ * {@link PendingAnswers}, which records it and writes the answer on a thread of its own, so the
+ * consumer moves on at once, whatever the model's pace. Other task events are not this service's
+ * business.
  */
 @Component
-@EnableConfigurationProperties(FinalizerProperties.class)
 class TaskOutcomeListener {
 
-  private static final Logger log = LoggerFactory.getLogger(TaskOutcomeListener.class);
-
   private final IncomingEvents events;
-  private final FinalAnswers answers;
-  private final Outbox outbox;
-  private final RunLedger ledger;
+  private final PendingAnswers pending;
 
-  TaskOutcomeListener(
-      IncomingEvents events, FinalAnswers answers, Outbox outbox, RunLedger ledger) {
+  TaskOutcomeListener(IncomingEvents events, PendingAnswers pending) {
     this.events = events;
-    this.answers = answers;
-    this.outbox = outbox;
-    this.ledger = ledger;
+    this.pending = pending;
   }
 
   @KafkaListener(topics = Topics.TASKS)
@@ -52,15 +37,8 @@ class TaskOutcomeListener {
           case TaskCancelled cancelled -> TaskOutcome.of(cancelled);
           default -> null;
         };
-    if (outcome == null) {
-      return;
-    }
-    ChatMessage answer = answers.write(outcome);
-    ledger.message(answer);
-    try {
-      outbox.publish(Collections.CHAT_MESSAGES, answer.id(), answer.outbox());
-    } catch (OutboxPublishException e) {
-      log.warn("{}; the relay will publish it", e.getMessage());
+    if (outcome != null) {
+      pending.offer(outcome);
     }
   }
 }

@@ -68,7 +68,13 @@ class FinalAnswersTest {
             model,
             CODEC,
             new FinalizerProperties(
-                6, 3, Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30)),
+                6,
+                3,
+                Duration.ZERO,
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(20),
+                Duration.ofSeconds(5)),
             new UsageCounter(mongo));
     mongo.insert(new Chat(CHAT, "test", T0));
     mongo.insert(chatMessage("m-1", ChatMessage.USER, "Hello", 1));

@@ -1,0 +1,43 @@
+package dev.agentrt.finalizer;
+
+import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.platform.outbox.OutboxPublishException;
+import dev.agentrt.store.Collections;
+import dev.agentrt.store.RunLedger;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.mongodb.core.MongoTemplate;
+
+/** Answers are written on virtual threads, one per answer being written: thousands cost little. */
+@Configuration
+@EnableConfigurationProperties(FinalizerProperties.class)
+class AnswerConfiguration {
+
+  private static final Logger log = LoggerFactory.getLogger(AnswerConfiguration.class);
+
+  @Bean
+  PendingAnswers pendingAnswers(
+      MongoTemplate mongo,
+      FinalAnswers answers,
+      Outbox outbox,
+      RunLedger ledger,
+      FinalizerProperties properties) {
+    return new PendingAnswers(
+        mongo,
+        answers,
+        answer -> {
+          ledger.message(answer);
+          try {
+            outbox.publish(Collections.CHAT_MESSAGES, answer.id(), answer.outbox());
+          } catch (OutboxPublishException e) {
+            log.warn("{}; the relay will publish it", e.getMessage());
+          }
+        },
+        Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("final-answer-", 0).factory()),
+        properties);
+  }
+}
