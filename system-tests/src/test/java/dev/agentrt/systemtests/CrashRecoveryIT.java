@@ -86,6 +86,8 @@ class CrashRecoveryIT {
                 Map.entry("AGENTRT_AGENT_LOOP_SWEEP_INTERVAL", "1s"),
                 Map.entry("AGENTRT_ORCHESTRATOR_DECISION_LEASE", "6s"),
                 Map.entry("AGENTRT_ORCHESTRATOR_SWEEP_INTERVAL", "1s"),
+                Map.entry("AGENTRT_FINALIZER_ANSWER_LEASE", "6s"),
+                Map.entry("AGENTRT_FINALIZER_SWEEP_INTERVAL", "1s"),
                 Map.entry("AGENTRT_TOOLS_DOCS_ROOT", slowDocs().toString()),
                 Map.entry("AGENTRT_TOOLS_TIMEOUT", "10s"),
                 Map.entry("AGENTRT_TOOLS_LEASE", "12s"),
