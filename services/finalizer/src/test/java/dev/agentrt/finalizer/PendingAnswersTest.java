@@ -13,6 +13,7 @@ import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.UsageCounter;
+import dev.agentrt.testing.CountingThreads;
 import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.ScriptedModel;
 import java.time.Duration;
@@ -23,11 +24,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -66,7 +63,7 @@ class PendingAnswersTest {
   private final Map<String, CountDownLatch> holdUntil = new ConcurrentHashMap<>();
   private final List<CountDownLatch> releases = new CopyOnWriteArrayList<>();
   private final Map<String, CountDownLatch> arrived = new ConcurrentHashMap<>();
-  private final AtomicInteger threadsStarted = new AtomicInteger();
+  private final CountingThreads threads = new CountingThreads();
   private PendingAnswers pending;
 
   @BeforeAll
@@ -115,7 +112,7 @@ class PendingAnswersTest {
     assertThat(published)
         .extracting(ChatMessage::taskId)
         .containsExactly("quick-task", "slow-task");
-    assertThat(threadsStarted).hasValue(2);
+    assertThat(threads.started()).isEqualTo(2);
   }
 
   @Test
@@ -138,7 +135,7 @@ class PendingAnswersTest {
     pending.offer(outcome); // its event, redelivered here
     pending.unheld().forEach(pending::takeUp);
 
-    assertThat(threadsStarted).hasValue(0);
+    assertThat(threads.started()).isZero();
     assertThat(modelCalls).isEmpty();
     assertThat(mongo.findById(FinalAnswers.idOf(outcome), PendingAnswer.class).holder())
         .isEqualTo("other finalizer");
@@ -241,14 +238,7 @@ class PendingAnswersTest {
     FinalAnswers answers =
         new FinalAnswers(
             mongo, this::finalAnswerModel, new EventCodec(), PROPERTIES, new UsageCounter(mongo));
-    ThreadFactory virtual = Thread.ofVirtual().factory();
-    ExecutorService threads =
-        Executors.newThreadPerTaskExecutor(
-            task -> {
-              threadsStarted.incrementAndGet();
-              return virtual.newThread(task);
-            });
-    return new PendingAnswers(mongo, answers, published::add, threads, PROPERTIES);
+    return new PendingAnswers(mongo, answers, published::add, threads.executor(), PROPERTIES);
   }
 
   /**
