@@ -86,6 +86,12 @@ class PendingAnswers implements AutoCloseable {
   /** Writes the pending answer on a thread of its own, unless someone took it meanwhile. */
   void takeUp(PendingAnswer pending) {
     if (hold(pending.id(), null)) {
+      log.info(
+          "taking up the answer to task {}: {}",
+          pending.taskId(),
+          pending.holder() == null
+              ? "its finalizer let go of it"
+              : "the hold of " + pending.holder() + " ended at " + pending.leaseUntil());
       start(pending.outcome());
     }
   }
