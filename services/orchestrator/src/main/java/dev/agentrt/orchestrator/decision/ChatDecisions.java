@@ -190,11 +190,15 @@ class ChatDecisions implements AutoCloseable {
     if (!held.add(chatId)) {
       return false; // decided here already: the loop looks for awaiting messages before it stops
     }
-    if (mongo.updateFirst(free, take, Chat.class).getModifiedCount() == 1) {
-      return true;
+    boolean taken = false;
+    try {
+      taken = mongo.updateFirst(free, take, Chat.class).getModifiedCount() == 1;
+      return taken;
+    } finally {
+      if (!taken) {
+        held.remove(chatId);
+      }
     }
-    held.remove(chatId);
-    return false;
   }
 
   private void release(String chatId) {

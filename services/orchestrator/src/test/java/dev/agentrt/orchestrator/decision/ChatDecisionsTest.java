@@ -16,6 +16,7 @@ import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.UsageCounter;
+import dev.agentrt.testing.CountingThreads;
 import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.ScriptedModel;
 import java.time.Duration;
@@ -26,9 +27,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -66,7 +64,7 @@ class ChatDecisionsTest {
   private final Map<String, String> contexts = new ConcurrentHashMap<>();
   private final Map<String, CountDownLatch> holdUntil = new ConcurrentHashMap<>();
   private final Map<String, CountDownLatch> arrived = new ConcurrentHashMap<>();
-  private final AtomicInteger threadsStarted = new AtomicInteger();
+  private final CountingThreads threads = new CountingThreads();
   private ChatDecisions decisions;
   private Stored stored;
 
@@ -131,7 +129,7 @@ class ChatDecisionsTest {
     // The events of the second and third messages come while the first is decided.
     decisions.offer("chat");
     decisions.offer("chat");
-    assertThat(threadsStarted).as("one thread decides the chat").hasValue(1);
+    assertThat(threads.started()).as("one thread decides the chat").isEqualTo(1);
 
     release.countDown();
     await().atMost(Duration.ofSeconds(10)).until(() -> awaitingDecision().isEmpty());
@@ -142,7 +140,7 @@ class ChatDecisionsTest {
         .contains(Ids.derived(first.id(), Orchestrator.TASK));
     assertThat(answered(second)).isTrue();
     assertThat(answered(third)).isTrue();
-    assertThat(threadsStarted).hasValue(1);
+    assertThat(threads.started()).isEqualTo(1);
     assertThat(mongo.findById("chat", Chat.class).deciding()).as("let go when done").isNull();
   }
 
@@ -155,7 +153,7 @@ class ChatDecisionsTest {
     assertThat(decisions.chatsAwaitingDecision()).containsExactly("chat");
     decisions.offer("chat");
 
-    assertThat(threadsStarted).hasValue(0);
+    assertThat(threads.started()).isZero();
     assertThat(mongo.findById("chat", Chat.class).deciding().holder())
         .isEqualTo("other orchestrator");
   }
@@ -277,14 +275,7 @@ class ChatDecisionsTest {
   }
 
   private ChatDecisions decisions(Orchestrator orchestrator) {
-    ThreadFactory virtual = Thread.ofVirtual().factory();
-    ExecutorService threads =
-        Executors.newThreadPerTaskExecutor(
-            task -> {
-              threadsStarted.incrementAndGet();
-              return virtual.newThread(task);
-            });
-    return new ChatDecisions(mongo, orchestrator, published::add, threads, PROPERTIES);
+    return new ChatDecisions(mongo, orchestrator, published::add, threads.executor(), PROPERTIES);
   }
 
   /**
