@@ -11,11 +11,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.bson.Document;
+import org.bson.conversions.Bson;
 
 /**
  * One batch of sub-agents, each in its own chat: the person's messages posted at once, then waited
- * for until every task has ended. Afterwards it holds what the fake model recorded and what the
- * runtime stored (tasks, tool calls, tool messages), from which the scenarios take their figures.
+ * for until every task has ended and its answer is in the chat (the finalizer's), so no batch's
+ * work goes on behind the next one. Afterwards it holds what the fake model recorded and what the
+ * runtime stored (tasks, answers, tool calls, tool messages), from which the scenarios take their
+ * figures.
  */
 final class Batch {
 
@@ -33,6 +36,7 @@ final class Batch {
   final List<Script> scripts;
   long postedAt;
   long postsDoneAt;
+  long lastAnsweredAt;
   final List<TaskRun> tasks = new ArrayList<>();
   final Map<String, List<FakeOpenAi.Turn>> turnsById = new HashMap<>();
   final Map<String, List<ToolCallRun>> toolCallsById = new HashMap<>();
@@ -76,7 +80,7 @@ final class Batch {
                       Filters.and(
                           Filters.in("chatId", chats),
                           Filters.in("status", List.of("success", "failed", "cancelled"))));
-      if (ended == ids.size()) {
+      if (ended == ids.size() && answers(stack, chats) == ids.size()) {
         break;
       }
       if (!stack.deadServices().isEmpty()) {
@@ -84,8 +88,9 @@ final class Batch {
       }
       if (System.currentTimeMillis() > deadline) {
         throw new IllegalStateException(
-            "batch %s: only %d of %d sub-agents gave their final answer within %d s"
-                .formatted(group, answered, ids.size(), timeout.toSeconds()));
+            "batch %s: within %d s, %d of %d sub-agents gave their final answer, %d of their"
+                    .formatted(group, timeout.toSeconds(), answered, ids.size(), ended)
+                + " tasks ended, %d answers are in the chats".formatted(answers(stack, chats)));
       }
       sleep(POLL);
     }
@@ -93,7 +98,20 @@ final class Batch {
     return batch;
   }
 
+  /** The tasks' answers in these chats: assistant messages about a task (the finalizer's). */
+  private static long answers(BenchStack stack, List<String> chats) {
+    return stack.db().getCollection("chat_messages").countDocuments(answersIn(chats));
+  }
+
+  private static Bson answersIn(List<String> chats) {
+    return Filters.and(
+        Filters.in("chatId", chats), Filters.eq("role", "assistant"), Filters.ne("taskId", null));
+  }
+
   private void collect(BenchStack stack, List<String> chats) {
+    for (Document answer : stack.db().getCollection("chat_messages").find(answersIn(chats))) {
+      lastAnsweredAt = Math.max(lastAnsweredAt, millis(answer.get("createdAt")));
+    }
     Map<String, Script> byId = new HashMap<>();
     scripts.forEach(s -> byId.put(s.id(), s));
     Map<String, String> idOfTask = new HashMap<>();
