@@ -1,12 +1,9 @@
 package dev.agentrt.finalizer;
 
 import dev.agentrt.platform.outbox.Outbox;
-import dev.agentrt.platform.outbox.OutboxPublishException;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.RunLedger;
 import java.util.concurrent.Executors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -16,8 +13,6 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 @Configuration
 @EnableConfigurationProperties(FinalizerProperties.class)
 class AnswerConfiguration {
-
-  private static final Logger log = LoggerFactory.getLogger(AnswerConfiguration.class);
 
   @Bean
   PendingAnswers pendingAnswers(
@@ -31,11 +26,7 @@ class AnswerConfiguration {
         answers,
         answer -> {
           ledger.message(answer);
-          try {
-            outbox.publish(Collections.CHAT_MESSAGES, answer.id(), answer.outbox());
-          } catch (OutboxPublishException e) {
-            log.warn("{}; the relay will publish it", e.getMessage());
-          }
+          outbox.publishOrLeaveToRelay(Collections.CHAT_MESSAGES, answer.id(), answer.outbox());
         },
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("final-answer-", 0).factory()),
         properties);

@@ -4,21 +4,16 @@ import dev.agentrt.events.TaskWaiting;
 import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.IncomingEvents;
 import dev.agentrt.platform.outbox.Outbox;
-import dev.agentrt.platform.outbox.OutboxPublishException;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.RunLedger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.stereotype.Component;
 
 /** A task waiting for the person gets its question in the chat; other task events are ignored. */
 @Component
 class TaskWaitingListener {
-
-  private static final Logger log = LoggerFactory.getLogger(TaskWaitingListener.class);
 
   private final IncomingEvents events;
   private final Questions questions;
@@ -37,11 +32,7 @@ class TaskWaitingListener {
     if (events.decode(record) instanceof TaskWaiting waiting) {
       ChatMessage question = questions.post(waiting);
       ledger.message(question);
-      try {
-        outbox.publish(Collections.CHAT_MESSAGES, question.id(), question.outbox());
-      } catch (OutboxPublishException e) {
-        log.warn("{}; the relay will publish it", e.getMessage());
-      }
+      outbox.publishOrLeaveToRelay(Collections.CHAT_MESSAGES, question.id(), question.outbox());
     }
   }
 }

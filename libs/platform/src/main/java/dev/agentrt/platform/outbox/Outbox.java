@@ -9,6 +9,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
 /**
@@ -23,12 +25,28 @@ public class Outbox {
 
   private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
 
+  private static final Logger log = LoggerFactory.getLogger(Outbox.class);
+
   private final EventPublisher publisher;
   private final MongoTemplate mongo;
 
   public Outbox(EventPublisher publisher, MongoTemplate mongo) {
     this.publisher = publisher;
     this.mongo = mongo;
+  }
+
+  /**
+   * As {@link #publish}, for a writer whose work is done once the document is stored: when the
+   * broker does not acknowledge in time, the entries stay in the document and {@link OutboxRelay}
+   * publishes them later; that is logged, not thrown.
+   */
+  public void publishOrLeaveToRelay(
+      String collection, Object documentId, List<OutboxEntry> entries) {
+    try {
+      publish(collection, documentId, entries);
+    } catch (OutboxPublishException e) {
+      log.warn("{}; the relay will publish it", e.getMessage());
+    }
   }
 
   /**

@@ -4,7 +4,6 @@ import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
-import dev.agentrt.platform.outbox.OutboxPublishException;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.ChatMessage;
@@ -16,8 +15,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -27,8 +24,6 @@ import org.springframework.stereotype.Component;
 /** Chats and the person's messages: stored first, then announced through the outbox. */
 @Component
 public class Chats {
-
-  private static final Logger log = LoggerFactory.getLogger(Chats.class);
 
   private final MongoTemplate mongo;
   private final Outbox outbox;
@@ -74,11 +69,7 @@ public class Chats {
     ChatMessage message =
         mongo.insert(ChatMessage.fromPerson(id, chatId, content, model, now, List.of(added)));
     ledger.message(message);
-    try {
-      outbox.publish(Collections.CHAT_MESSAGES, id, message.outbox());
-    } catch (OutboxPublishException e) {
-      log.warn("{}; the relay will publish it", e.getMessage());
-    }
+    outbox.publishOrLeaveToRelay(Collections.CHAT_MESSAGES, id, message.outbox());
     return message;
   }
 

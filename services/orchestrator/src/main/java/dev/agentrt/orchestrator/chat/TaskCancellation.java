@@ -4,7 +4,6 @@ import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
-import dev.agentrt.platform.outbox.OutboxPublishException;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.PendingToolCalls;
@@ -19,8 +18,6 @@ import dev.agentrt.store.ToolCall;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -37,7 +34,6 @@ import org.springframework.stereotype.Component;
 @Component
 class TaskCancellation {
 
-  private static final Logger log = LoggerFactory.getLogger(TaskCancellation.class);
   private static final List<TaskStatus> CANCELLABLE =
       List.of(TaskStatus.created, TaskStatus.running, TaskStatus.waiting);
 
@@ -113,11 +109,7 @@ class TaskCancellation {
         task.subAgentId(),
         task.agent(),
         RunLedger.data("status", "cancelled", "reason", "cancelled", "result", progress));
-    try {
-      outbox.publish(Collections.TASKS, taskId, stored.outbox());
-    } catch (OutboxPublishException e) {
-      log.warn("{}; the relay will publish it", e.getMessage());
-    }
+    outbox.publishOrLeaveToRelay(Collections.TASKS, taskId, stored.outbox());
     return new Result.Cancelled(stored);
   }
 

@@ -1,10 +1,7 @@
 package dev.agentrt.orchestrator.decision;
 
 import dev.agentrt.platform.outbox.Outbox;
-import dev.agentrt.platform.outbox.OutboxPublishException;
 import java.util.concurrent.Executors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -15,8 +12,6 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 @EnableConfigurationProperties(OrchestratorProperties.class)
 class DecisionConfiguration {
 
-  private static final Logger log = LoggerFactory.getLogger(DecisionConfiguration.class);
-
   @Bean
   ChatDecisions chatDecisions(
       MongoTemplate mongo,
@@ -26,13 +21,9 @@ class DecisionConfiguration {
     return new ChatDecisions(
         mongo,
         orchestrator,
-        written -> {
-          try {
-            outbox.publish(written.collection(), written.documentId(), written.outbox());
-          } catch (OutboxPublishException e) {
-            log.warn("{}; the relay will publish it", e.getMessage());
-          }
-        },
+        written ->
+            outbox.publishOrLeaveToRelay(
+                written.collection(), written.documentId(), written.outbox()),
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("decision-", 0).factory()),
         properties);
   }

@@ -4,7 +4,6 @@ import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
-import dev.agentrt.platform.outbox.OutboxPublishException;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.SubAgentConversations;
@@ -17,8 +16,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
@@ -29,8 +26,6 @@ import org.springframework.stereotype.Component;
  */
 @Component
 class ToolMessages {
-
-  private static final Logger log = LoggerFactory.getLogger(ToolMessages.class);
 
   private final ToolCalls calls;
   private final SubAgentConversations conversations;
@@ -84,12 +79,7 @@ class ToolMessages {
                 call.modelCallId(),
                 List.of(OutboxEntry.of(added, codec))),
             now);
-    try {
-      outbox.publish(Collections.SUB_AGENT_MESSAGES, message.id(), message.outbox());
-    } catch (OutboxPublishException e) {
-      // The entry stays in the message's outbox; the relay publishes it.
-      log.warn("{}; the outbox relay will retry", e.getMessage());
-    }
+    outbox.publishOrLeaveToRelay(Collections.SUB_AGENT_MESSAGES, message.id(), message.outbox());
     calls.answered(call.id());
   }
 }
