@@ -1,15 +1,24 @@
 package dev.agentrt.store;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
 /**
  * The shared collections' indexes, the conversation store every service appends to, the counter of
- * model turns' tokens, and the chats' run-event ledger.
+ * model turns' tokens, the chats' run-event ledger, and the sweeper of the work a service holds
+ * with leases.
  */
 @AutoConfiguration
+@EnableConfigurationProperties(LeaseProperties.class)
 public class StoreAutoConfiguration {
+
+  @Bean
+  LeaseSweeper leaseSweeper(ObjectProvider<LeasedWork> work, LeaseProperties properties) {
+    return new LeaseSweeper(work.orderedStream().toList(), properties);
+  }
 
   @Bean
   StoreIndexes storeIndexes(MongoTemplate mongo) {

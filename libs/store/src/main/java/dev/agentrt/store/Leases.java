@@ -1,0 +1,345 @@
+package dev.agentrt.store;
+
+import com.mongodb.client.result.UpdateResult;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
+import org.bson.Document;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.data.mongodb.core.FindAndModifyOptions;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
+
+/**
+ * Holds one kind of slow work (a chat's decisions, an answer, a model turn, a tool call) with a
+ * lease, the one primitive behind DESIGN invariant 4.
+ *
+ * <p>A document's work is held through a field of it, {@code {holder, leaseUntil}} (say {@code
+ * turn} on a sub-agent), taken by a conditional write that matches only while nobody holds it or
+ * its lease has passed. While this instance works, {@link LeaseSweeper} renews every hold it has in
+ * one write (the heartbeat), so a lease can be short and a dead worker's work is taken up by
+ * another within the lease and one sweep. A hold that was not renewed (cancelled, or taken by
+ * another instance after a long pause) is lost: its worker is interrupted, as {@link #interrupt}
+ * does for a cancellation. {@link #done} ends a hold when the work is finished, {@link #release}
+ * lets go of one so anyone takes it at once.
+ *
+ * <p>Writes that end or release a hold match only while this instance holds it, so a worker that
+ * lost its hold can never end someone else's.
+ */
+public final class Leases {
+
+  private static final Logger log = LoggerFactory.getLogger(Leases.class);
+
+  private final MongoTemplate mongo;
+  private final Class<?> type;
+  private final String holderField;
+  private final String untilField;
+  private final Duration duration;
+  private final @Nullable Criteria wanted;
+  private final String instance = Ids.fresh();
+  private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
+
+  /** What this instance holds, by document id: the worker's thread once it runs. */
+  private final Map<String, Hold> held = new ConcurrentHashMap<>();
+
+  /**
+   * @param type the documents holding the work
+   * @param field the field of the lease, {@code {holder, leaseUntil}}
+   * @param duration how long a hold lasts unless renewed
+   * @param wanted what a document must still match for its work to go on (its hold is renewed only
+   *     then; say {@code status: active}); null for always
+   */
+  public Leases(
+      MongoTemplate mongo,
+      Class<?> type,
+      String field,
+      Duration duration,
+      @Nullable Criteria wanted) {
+    this.mongo = mongo;
+    this.type = type;
+    this.holderField = field + ".holder";
+    this.untilField = field + ".leaseUntil";
+    this.duration = duration;
+    this.wanted = wanted;
+  }
+
+  /** This instance, as the holder it writes. */
+  public String holder() {
+    return instance;
+  }
+
+  /** Nobody holds the work: never taken, let go of, or its lease has passed. */
+  public Criteria free() {
+    return new Criteria()
+        .orOperator(Criteria.where(untilField).is(null), Criteria.where(untilField).lt(now()));
+  }
+
+  /** The lease has passed (or was let go of): work a sweep takes up. */
+  public Criteria expired() {
+    return Criteria.where(untilField).lt(now());
+  }
+
+  /**
+   * Takes the document's work if nobody holds it and it matches {@code condition}, setting {@code
+   * also} in the same write.
+   *
+   * @return whether this instance holds it now; false too when it held it already
+   */
+  public boolean take(String id, Criteria condition, Update also) {
+    return takeWith(id, () -> mongo.updateFirst(takable(id, condition), holding(also), type))
+        .isPresent();
+  }
+
+  /** {@link #take} that returns the document as taken. */
+  public <T> Optional<T> takeAndGet(String id, Criteria condition, Update also, Class<T> as) {
+    return takeWith(
+        id,
+        () ->
+            mongo.findAndModify(
+                takable(id, condition),
+                holding(also),
+                FindAndModifyOptions.options().returnNew(true),
+                as));
+  }
+
+  /**
+   * Takes the first document matching {@code which} whose work nobody holds (a sweep's take), with
+   * {@code also} in the same write.
+   */
+  public <T> Optional<T> takeAny(Criteria which, Update also, Class<T> as, IdOf<T> idOf) {
+    T taken =
+        mongo.findAndModify(
+            Query.query(new Criteria().andOperator(which, free())),
+            holding(also),
+            FindAndModifyOptions.options().returnNew(true),
+            as);
+    if (taken != null) {
+      held.put(idOf.id(taken), new Hold());
+    }
+    return Optional.ofNullable(taken);
+  }
+
+  /** The id of a document of the work. */
+  public interface IdOf<T> {
+    String id(T document);
+  }
+
+  /**
+   * Takes the work of a document that may not exist yet: an upsert that records {@code onInsert}
+   * when it inserts. A live hold makes it a duplicate key, hence false.
+   */
+  public boolean takeOrInsert(String id, Update onInsert) {
+    return takeWith(
+            id,
+            () -> {
+              try {
+                mongo.upsert(
+                    Query.query(Criteria.where("_id").is(id).and(untilField).lt(now())),
+                    holding(onInsert),
+                    type);
+                return true;
+              } catch (DuplicateKeyException heldElsewhere) {
+                return null;
+              }
+            })
+        .isPresent();
+  }
+
+  /**
+   * Runs the work of a hold on the executor, as its worker: interrupted if the hold is lost or
+   * {@link #interrupt}ed. Lets go of the hold if the executor refuses (it is stopping).
+   */
+  public void run(String id, Executor executor, Runnable work) {
+    Hold hold = held.get(id);
+    if (hold == null) {
+      return;
+    }
+    try {
+      executor.execute(
+          () -> {
+            hold.attach(Thread.currentThread());
+            try {
+              work.run();
+            } finally {
+              hold.detach();
+              Thread.interrupted(); // an interruption that came as the work ended stays here
+            }
+          });
+    } catch (RejectedExecutionException stopping) {
+      release(id);
+    }
+  }
+
+  /** Interrupts the worker of a hold of this instance (a cancellation); false if none runs. */
+  public boolean interrupt(String id) {
+    Hold hold = held.get(id);
+    return hold != null && hold.interrupt();
+  }
+
+  /** Whether this instance holds the document's work. */
+  public boolean holds(String id) {
+    return held.containsKey(id);
+  }
+
+  /** The ids of the documents whose work this instance holds. */
+  public Set<String> heldIds() {
+    return Set.copyOf(held.keySet());
+  }
+
+  /**
+   * The heartbeat: extends every hold of this instance whose document is still wanted, in one
+   * write. A hold that could not be extended is lost: its worker is interrupted.
+   *
+   * @return the ids of the holds lost
+   */
+  public Set<String> renew() {
+    List<String> ids = List.copyOf(held.keySet());
+    if (ids.isEmpty()) {
+      return Set.of();
+    }
+    long renewed =
+        mongo
+            .updateMulti(
+                Query.query(stillWanted(ids)), new Update().set(untilField, leaseUntil()), type)
+            .getMatchedCount();
+    if (renewed == ids.size()) {
+      return Set.of();
+    }
+    Query stillHeld = Query.query(stillWanted(ids));
+    stillHeld.fields().include("_id");
+    Set<String> kept = new HashSet<>();
+    mongo
+        .find(stillHeld, Document.class, mongo.getCollectionName(type))
+        .forEach(d -> kept.add(String.valueOf(d.get("_id"))));
+    Set<String> lost = new HashSet<>();
+    for (String id : ids) {
+      Hold hold = held.get(id);
+      if (!kept.contains(id) && hold != null && held.remove(id, hold)) {
+        lost.add(id);
+        if (hold.interrupt()) {
+          log.info("lost the hold on {} {}; its worker is interrupted", type.getSimpleName(), id);
+        }
+      }
+    }
+    return lost;
+  }
+
+  /**
+   * Ends a hold whose work is finished: forgets it here (no renewal or interruption reaches the
+   * worker any more) and returns the query matching the document only while this instance holds it,
+   * for the write that ends the work (which unsets the lease field or removes the document).
+   */
+  public Query done(String id) {
+    held.remove(id);
+    return Query.query(heldHere(List.of(id)));
+  }
+
+  /** Lets go of a hold, so anyone takes the work at once; quietly, as its lease expires anyway. */
+  public void release(String id) {
+    release(List.of(id));
+  }
+
+  /** Lets go of every hold, as a stopping instance does once its workers stopped. */
+  public void releaseAll() {
+    if (!held.isEmpty()) {
+      release(List.copyOf(held.keySet()));
+    }
+  }
+
+  private void release(List<String> ids) {
+    ids.forEach(held::remove);
+    try {
+      mongo.updateMulti(
+          Query.query(heldHere(ids)),
+          new Update().unset(holderField).set(untilField, Instant.EPOCH),
+          type);
+    } catch (RuntimeException e) {
+      log.warn(
+          "could not let go of {} {}; their leases expire: {}",
+          type.getSimpleName(),
+          ids,
+          e.toString());
+    }
+  }
+
+  /**
+   * Records the hold here, then makes the write that takes it; forgets it again if the write took
+   * nothing (a null result, or an update that matched nothing).
+   */
+  private <R> Optional<R> takeWith(String id, Supplier<@Nullable R> write) {
+    Hold hold = new Hold();
+    if (held.putIfAbsent(id, hold) != null) {
+      return Optional.empty(); // held here already
+    }
+    boolean taken = false;
+    try {
+      R result = write.get();
+      taken = result != null && !(result instanceof UpdateResult u && u.getMatchedCount() == 0);
+      return taken ? Optional.of(result) : Optional.empty();
+    } finally {
+      if (!taken) {
+        held.remove(id, hold);
+      }
+    }
+  }
+
+  private Query takable(String id, Criteria condition) {
+    return Query.query(new Criteria().andOperator(Criteria.where("_id").is(id), condition, free()));
+  }
+
+  private Update holding(Update also) {
+    return also.set(holderField, instance).set(untilField, leaseUntil());
+  }
+
+  private Criteria heldHere(List<String> ids) {
+    return Criteria.where("_id").in(ids).and(holderField).is(instance);
+  }
+
+  private Criteria stillWanted(List<String> ids) {
+    return wanted == null ? heldHere(ids) : heldHere(ids).andOperator(wanted);
+  }
+
+  private Instant now() {
+    return clock.instant();
+  }
+
+  private Instant leaseUntil() {
+    return now().plus(duration);
+  }
+
+  /** A hold of this instance and the thread working on it, once one does. */
+  private static final class Hold {
+    private @Nullable Thread worker;
+
+    synchronized void attach(Thread thread) {
+      worker = thread;
+    }
+
+    synchronized void detach() {
+      worker = null;
+    }
+
+    synchronized boolean interrupt() {
+      if (worker == null) {
+        return false;
+      }
+      worker.interrupt();
+      return true;
+    }
+  }
+}
