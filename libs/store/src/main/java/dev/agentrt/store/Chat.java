@@ -35,10 +35,11 @@ public record Chat(
   }
 
   /**
-   * An orchestrator holds the chat while it decides the chat's messages, one at a time and in
-   * order; it renews its hold while alive, and once {@code leaseUntil} passes another may take it.
+   * An orchestrator holds the chat while it decides the chat's messages, one at a time and in order
+   * ({@link Leases}); it renews its hold while alive, and once {@code leaseUntil} passes another
+   * may take it.
    *
-   * @param holder the orchestrator instance holding it
+   * @param holder the orchestrator instance holding it; null once it let go
    */
-  public record Deciding(String holder, Instant leaseUntil) {}
+  public record Deciding(@Nullable String holder, Instant leaseUntil) {}
 }

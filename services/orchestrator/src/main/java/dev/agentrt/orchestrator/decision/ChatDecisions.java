@@ -7,14 +7,11 @@ import com.mongodb.client.model.Updates;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
-import dev.agentrt.store.Ids;
-import java.time.Clock;
-import java.time.Instant;
+import dev.agentrt.store.LeaseProperties;
+import dev.agentrt.store.LeasedWork;
+import dev.agentrt.store.Leases;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.bson.Document;
@@ -33,15 +30,15 @@ import org.springframework.data.mongodb.core.query.Update;
  * 4).
  *
  * <p>A chat's messages are decided one at a time, in the order they were stored, each seeing what
- * the one before it led to. Whoever decides a chat holds it: a conditional update sets {@link
- * Chat.Deciding} on the chat, and the holder decides the chat's messages that await a decision,
- * oldest first, until none is left. A message whose event finds the chat held is taken up by the
- * holder. The holder renews its hold while alive ({@link #renewHolds}); the holds of an
- * orchestrator that died expire and the sweep takes their chats again ({@link
- * #chatsAwaitingDecision}). Deciding a message twice (a hold lost to a long pause) does no harm: an
- * outcome is written once, under an id derived from the message.
+ * the one before it led to. Whoever decides a chat holds it with a lease ({@link Leases}, the
+ * chat's {@code deciding} field), and decides the chat's messages that await a decision, oldest
+ * first, until none is left. A message whose event finds the chat held is taken up by the holder.
+ * The {@link dev.agentrt.store.LeaseSweeper} renews the holds while this instance lives, then
+ * {@link #sweep} offers the chats with messages awaiting a decision: those of an orchestrator that
+ * died (its hold expired) and those whose event was lost. Deciding a message twice (a hold lost to
+ * a long pause) does no harm: an outcome is written once, under an id derived from the message.
  */
-class ChatDecisions implements AutoCloseable {
+class ChatDecisions implements LeasedWork, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ChatDecisions.class);
 
@@ -54,41 +51,42 @@ class ChatDecisions implements AutoCloseable {
   private final Orchestrator orchestrator;
   private final Consumer<Publication> publish;
   private final ExecutorService deciders;
-  private final OrchestratorProperties properties;
-  private final Clock clock = Clock.systemUTC();
-
-  /** This orchestrator instance, as the holder of the chats it decides. */
-  private final String instance = Ids.fresh();
-
-  private final Set<String> held = ConcurrentHashMap.newKeySet();
+  private final Leases holds;
 
   ChatDecisions(
       MongoTemplate mongo,
       Orchestrator orchestrator,
       Consumer<Publication> publish,
       ExecutorService deciders,
-      OrchestratorProperties properties) {
+      LeaseProperties leases) {
     this.mongo = mongo;
     this.orchestrator = orchestrator;
     this.publish = publish;
     this.deciders = deciders;
-    this.properties = properties;
+    this.holds = new Leases(mongo, Chat.class, "deciding", leases.duration(), null);
   }
 
   /**
    * Takes up the chat's messages that await a decision, unless someone decides the chat already.
    */
   void offer(String chatId) {
-    if (hold(chatId)) {
-      try {
-        deciders.execute(() -> decideAwaiting(chatId));
-      } catch (RejectedExecutionException stopping) {
-        releaseQuietly(chatId);
-      }
+    if (holds.take(chatId, new Criteria(), new Update())) {
+      holds.run(chatId, deciders, () -> decideAwaiting(chatId));
     }
   }
 
-  /** Chats with messages that await a decision; a sweep offers each. */
+  @Override
+  public Leases leases() {
+    return holds;
+  }
+
+  /** Offers every chat with messages that await a decision. */
+  @Override
+  public void sweep() {
+    chatsAwaitingDecision().forEach(this::offer);
+  }
+
+  /** Chats with messages that await a decision. */
   List<String> chatsAwaitingDecision() {
     return mongo.findDistinct(
         Query.query(Criteria.where(ChatMessage.AWAITING_DECISION).is(true)),
@@ -97,42 +95,28 @@ class ChatDecisions implements AutoCloseable {
         String.class);
   }
 
-  /** Extends the hold on every chat this instance decides; one write whatever their number. */
-  void renewHolds() {
-    if (held.isEmpty()) {
-      return;
-    }
-    mongo.updateMulti(
-        Query.query(
-            Criteria.where("_id").in(List.copyOf(held)).and("deciding.holder").is(instance)),
-        new Update().set("deciding.leaseUntil", leaseUntil()),
-        Chat.class);
-  }
-
   private void decideAwaiting(String chatId) {
     try {
-      while (true) {
-        ChatMessage next = oldestAwaiting(chatId);
-        if (next == null) {
-          release(chatId);
-          // A message stored before the release whose event found the chat held: take it up.
-          if (oldestAwaiting(chatId) == null || !hold(chatId)) {
-            return;
-          }
-          continue;
-        }
+      ChatMessage next;
+      while ((next = oldestAwaiting(chatId)) != null) {
         publish.accept(decide(next));
         mongo.updateFirst(
             Query.query(Criteria.where("_id").is(next.id())),
             new Update().unset(ChatMessage.AWAITING_DECISION).unset(FAILED_ATTEMPTS),
             ChatMessage.class);
       }
+      mongo.updateFirst(holds.done(chatId), new Update().unset("deciding"), Chat.class);
     } catch (RuntimeException e) {
       if (Thread.currentThread().isInterrupted()) {
-        return; // stopping: close() lets go of the chat
+        return; // stopping (close() lets go of the chat), or the hold was lost
       }
       log.warn("deciding chat {} stopped, the sweep takes it up again: {}", chatId, e.toString());
-      releaseQuietly(chatId);
+      holds.release(chatId);
+      return;
+    }
+    // A message stored before the hold ended whose event found the chat held: take it up.
+    if (oldestAwaiting(chatId) != null) {
+      offer(chatId);
     }
   }
 
@@ -178,49 +162,6 @@ class ChatDecisions implements AutoCloseable {
         ChatMessage.class);
   }
 
-  private boolean hold(String chatId) {
-    Query free =
-        Query.query(
-            Criteria.where("_id")
-                .is(chatId)
-                .orOperator(
-                    Criteria.where("deciding").is(null),
-                    Criteria.where("deciding.leaseUntil").lt(clock.instant())));
-    Update take = new Update().set("deciding", new Chat.Deciding(instance, leaseUntil()));
-    if (!held.add(chatId)) {
-      return false; // decided here already: the loop looks for awaiting messages before it stops
-    }
-    boolean taken = false;
-    try {
-      taken = mongo.updateFirst(free, take, Chat.class).getModifiedCount() == 1;
-      return taken;
-    } finally {
-      if (!taken) {
-        held.remove(chatId);
-      }
-    }
-  }
-
-  private void release(String chatId) {
-    mongo.updateFirst(
-        Query.query(Criteria.where("_id").is(chatId).and("deciding.holder").is(instance)),
-        new Update().unset("deciding"),
-        Chat.class);
-    held.remove(chatId);
-  }
-
-  private void releaseQuietly(String chatId) {
-    try {
-      release(chatId);
-    } catch (RuntimeException e) {
-      log.warn("could not release chat {}; its hold expires: {}", chatId, e.toString());
-    }
-  }
-
-  private Instant leaseUntil() {
-    return clock.instant().plus(properties.decisionLease());
-  }
-
   /**
    * Stops deciding and lets go of the chats held, so that the next orchestrator takes them up at
    * once instead of after their holds expire. A decision cut short is made again: its outcome is
@@ -230,8 +171,6 @@ class ChatDecisions implements AutoCloseable {
   public void close() throws InterruptedException {
     deciders.shutdownNow();
     deciders.awaitTermination(5, TimeUnit.SECONDS);
-    for (String chatId : List.copyOf(held)) {
-      releaseQuietly(chatId);
-    }
+    holds.releaseAll();
   }
 }

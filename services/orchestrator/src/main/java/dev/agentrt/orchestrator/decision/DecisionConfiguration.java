@@ -1,6 +1,7 @@
 package dev.agentrt.orchestrator.decision;
 
 import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.store.LeaseProperties;
 import java.util.concurrent.Executors;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -14,10 +15,7 @@ class DecisionConfiguration {
 
   @Bean
   ChatDecisions chatDecisions(
-      MongoTemplate mongo,
-      Orchestrator orchestrator,
-      Outbox outbox,
-      OrchestratorProperties properties) {
+      MongoTemplate mongo, Orchestrator orchestrator, Outbox outbox, LeaseProperties leases) {
     return new ChatDecisions(
         mongo,
         orchestrator,
@@ -25,6 +23,6 @@ class DecisionConfiguration {
             outbox.publishOrLeaveToRelay(
                 written.collection(), written.documentId(), written.outbox()),
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("decision-", 0).factory()),
-        properties);
+        leases);
   }
 }

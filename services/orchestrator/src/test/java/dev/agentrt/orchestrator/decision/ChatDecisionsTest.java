@@ -12,6 +12,7 @@ import dev.agentrt.orchestrator.testing.Stored;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.Task;
@@ -48,13 +49,10 @@ class ChatDecisionsTest {
 
   private static final OrchestratorProperties PROPERTIES =
       new OrchestratorProperties(
-          20,
-          1,
-          Duration.ZERO,
-          Duration.ofSeconds(30),
-          Duration.ofSeconds(60),
-          Duration.ofSeconds(20),
-          Duration.ofSeconds(5));
+          20, 1, Duration.ZERO, Duration.ofSeconds(30), Duration.ofSeconds(60));
+
+  private static final LeaseProperties LEASES =
+      new LeaseProperties(Duration.ofSeconds(20), Duration.ofSeconds(5));
 
   private static InMemoryMongo mongoServer;
   private static MongoTemplate mongo;
@@ -164,7 +162,7 @@ class ChatDecisionsTest {
     ChatMessage hello = stored.userMessage("chat", "Hello");
     heldBy("chat", "dead orchestrator", Instant.now().minusSeconds(1));
 
-    decisions.chatsAwaitingDecision().forEach(decisions::offer);
+    decisions.sweep();
 
     await().atMost(Duration.ofSeconds(10)).until(() -> answered(hello));
     assertThat(decisions.chatsAwaitingDecision()).isEmpty();
@@ -185,7 +183,7 @@ class ChatDecisionsTest {
         Chat.class);
     heldBy("theirs", "other orchestrator", past);
 
-    decisions.renewHolds();
+    decisions.leases().renew();
 
     assertThat(mongo.findById("mine", Chat.class).deciding().leaseUntil()).isAfter(Instant.now());
     assertThat(mongo.findById("theirs", Chat.class).deciding().leaseUntil()).isEqualTo(past);
@@ -203,11 +201,11 @@ class ChatDecisionsTest {
 
     decisions.close();
 
-    assertThat(mongo.findById("chat", Chat.class).deciding()).isNull();
+    assertThat(mongo.findById("chat", Chat.class).deciding().holder()).as("let go").isNull();
     assertThat(awaitingDecision()).containsExactly(slow.id());
     release.countDown();
     ChatDecisions next = decisions();
-    next.chatsAwaitingDecision().forEach(next::offer);
+    next.sweep();
     await().atMost(Duration.ofSeconds(10)).until(() -> awaitingDecision().isEmpty());
     next.close();
   }
@@ -245,7 +243,7 @@ class ChatDecisionsTest {
         .atMost(Duration.ofSeconds(20))
         .until(
             () -> {
-              decisions.chatsAwaitingDecision().forEach(decisions::offer); // the sweep
+              decisions.sweep();
               return answered(next);
             });
 
@@ -275,7 +273,7 @@ class ChatDecisionsTest {
   }
 
   private ChatDecisions decisions(Orchestrator orchestrator) {
-    return new ChatDecisions(mongo, orchestrator, published::add, threads.executor(), PROPERTIES);
+    return new ChatDecisions(mongo, orchestrator, published::add, threads.executor(), LEASES);
   }
 
   /**

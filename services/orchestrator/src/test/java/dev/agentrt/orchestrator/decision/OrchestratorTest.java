@@ -51,13 +51,7 @@ class OrchestratorTest {
   private static final EventCodec CODEC = new EventCodec();
   private static final OrchestratorProperties PROPERTIES =
       new OrchestratorProperties(
-          20,
-          3,
-          Duration.ZERO,
-          Duration.ofSeconds(5),
-          Duration.ofSeconds(30),
-          Duration.ofSeconds(20),
-          Duration.ofSeconds(5));
+          20, 3, Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30));
 
   private static InMemoryMongo mongoServer;
   private static MongoTemplate mongo;
