@@ -29,14 +29,14 @@ import org.springframework.data.mongodb.core.query.Update;
  * Holds one kind of slow work (a chat's decisions, an answer, a model turn, a tool call) with a
  * lease, the one primitive behind DESIGN invariant 4.
  *
- * <p>A document's work is held through a field of it, {@code {holder, leaseUntil}} (say {@code
- * turn} on a sub-agent), taken by a conditional write that matches only while nobody holds it or
- * its lease has passed. While this instance works, {@link LeaseSweeper} renews every hold it has in
- * one write (the heartbeat), so a lease can be short and a dead worker's work is taken up by
- * another within the lease and one sweep. A hold that was not renewed (cancelled, or taken by
- * another instance after a long pause) is lost: its worker is interrupted, as {@link #interrupt}
- * does for a cancellation. {@link #done} ends a hold when the work is finished, {@link #release}
- * lets go of one so anyone takes it at once.
+ * <p>A document's work is held through a field of it, {@code {holder, leaseUntil}} ({@link Lease};
+ * say {@code turn} on a sub-agent), taken by a conditional write that matches only while nobody
+ * holds it or its lease has passed. While this instance works, {@link LeaseSweeper} renews every
+ * hold it has in one write (the heartbeat), so a lease can be short and a dead worker's work is
+ * taken up by another within the lease and one sweep. A hold that was not renewed (cancelled, or
+ * taken by another instance after a long pause) is lost: its worker is interrupted, as {@link
+ * #interrupt} does for a cancellation. {@link #done} ends a hold when the work is finished, {@link
+ * #release} lets go of one so anyone takes it at once.
  *
  * <p>Writes that end or release a hold match only while this instance holds it, so a worker that
  * lost its hold can never end someone else's.
@@ -247,6 +247,14 @@ public final class Leases {
   public Query done(String id) {
     held.remove(id);
     return Query.query(heldHere(List.of(id)));
+  }
+
+  /**
+   * Stops renewing a hold without a write: its lease expires and a sweep takes the work up again
+   * then. The backoff of work that failed.
+   */
+  public void abandon(String id) {
+    held.remove(id);
   }
 
   /** Lets go of a hold, so anyone takes the work at once; quietly, as its lease expires anyway. */

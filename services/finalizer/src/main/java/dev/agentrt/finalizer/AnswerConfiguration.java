@@ -2,6 +2,7 @@ package dev.agentrt.finalizer;
 
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.Collections;
+import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.RunLedger;
 import java.util.concurrent.Executors;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -20,7 +21,7 @@ class AnswerConfiguration {
       FinalAnswers answers,
       Outbox outbox,
       RunLedger ledger,
-      FinalizerProperties properties) {
+      LeaseProperties leases) {
     return new PendingAnswers(
         mongo,
         answers,
@@ -29,6 +30,6 @@ class AnswerConfiguration {
           outbox.publishOrLeaveToRelay(Collections.CHAT_MESSAGES, answer.id(), answer.outbox());
         },
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("final-answer-", 0).factory()),
-        properties);
+        leases);
   }
 }

@@ -6,17 +6,14 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * {@code agentrt.finalizer.*}: how much of the chat the model sees, how long writing an answer may
- * take before the plain answer is written instead, and how an answer being written is held.
+ * take before the plain answer is written instead. (An answer being written is held as all work is:
+ * {@code agentrt.leases.*}.)
  *
  * @param historySize the chat's last messages the model sees
  * @param modelAttempts model calls before giving up (transient failures are retried)
  * @param modelBackoff the wait after the first failed attempt; it doubles after each one
  * @param modelTimeout the longest one model call may take
  * @param answerDeadline the longest all attempts together may take
- * @param answerLease how long a hold on an answer being written lasts unless renewed; the answers
- *     of a finalizer that died, or whose writing failed, are taken up again after it. Holds are
- *     renewed every sweep, so keep it several sweep intervals long
- * @param sweepInterval how often holds are renewed and pending answers nobody holds looked for
  */
 @ConfigurationProperties("agentrt.finalizer")
 record FinalizerProperties(
@@ -24,6 +21,4 @@ record FinalizerProperties(
     @DefaultValue("5") int modelAttempts,
     @DefaultValue("1s") Duration modelBackoff,
     @DefaultValue("60s") Duration modelTimeout,
-    @DefaultValue("150s") Duration answerDeadline,
-    @DefaultValue("20s") Duration answerLease,
-    @DefaultValue("5s") Duration sweepInterval) {}
+    @DefaultValue("150s") Duration answerDeadline) {}

@@ -1,7 +1,7 @@
 package dev.agentrt.finalizer;
 
 import dev.agentrt.store.Collections;
-import java.time.Instant;
+import dev.agentrt.store.Lease;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.mapping.Document;
 import org.springframework.data.mongodb.core.mapping.FieldType;
@@ -9,14 +9,14 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
 
 /**
  * A finished task's outcome whose answer is not in the chat yet. The listener records it; it is
- * removed once the answer is written and published. While a finalizer writes the answer it holds
- * it: {@code holder} and a {@code leaseUntil} in the future, renewed while that finalizer lives.
- * Anyone may take it once {@code leaseUntil} has passed (its holder died or let go).
+ * removed once the answer is written and published. While a finalizer writes the answer it holds it
+ * ({@code lease}, renewed while that finalizer lives). Anyone may take it once its lease has passed
+ * (its holder died or let go).
  *
  * @param id the answer's id ({@link FinalAnswers#idOf}): one pending answer per outcome event
  * @param result the task's result when it succeeded, else null
  * @param error why the task failed or was cancelled, else null
- * @param holder the finalizer instance writing the answer; null when none is
+ * @param lease who writes the answer, until when
  */
 @Document(Collections.PENDING_ANSWERS)
 record PendingAnswer(
@@ -26,11 +26,9 @@ record PendingAnswer(
     String chatId,
     @Nullable String result,
     @Nullable String error,
-    @Nullable String holder,
-    Instant leaseUntil) {
+    Lease lease) {
 
-  static final String HOLDER = "holder";
-  static final String LEASE_UNTIL = "leaseUntil";
+  static final String LEASE = "lease";
 
   /** The outcome as the event told it. */
   TaskOutcome outcome() {

@@ -68,13 +68,7 @@ class FinalAnswersTest {
             model,
             CODEC,
             new FinalizerProperties(
-                6,
-                3,
-                Duration.ZERO,
-                Duration.ofSeconds(5),
-                Duration.ofSeconds(30),
-                Duration.ofSeconds(20),
-                Duration.ofSeconds(5)),
+                6, 3, Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30)),
             new UsageCounter(mongo));
     mongo.insert(new Chat(CHAT, "test", T0));
     mongo.insert(chatMessage("m-1", ChatMessage.USER, "Hello", 1));

@@ -10,6 +10,8 @@ import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Lease;
+import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.UsageCounter;
@@ -43,15 +45,12 @@ import org.springframework.data.mongodb.core.query.Update;
 class PendingAnswersTest {
 
   private static final FinalizerProperties PROPERTIES =
-      new FinalizerProperties(
-          6,
-          1,
-          Duration.ZERO,
-          Duration.ofSeconds(30),
-          Duration.ofSeconds(60),
-          Duration.ofSeconds(20),
-          Duration.ofSeconds(5));
+      new FinalizerProperties(6, 1, Duration.ZERO, Duration.ofSeconds(30), Duration.ofSeconds(60));
 
+  private static final LeaseProperties LEASES =
+      new LeaseProperties(Duration.ofSeconds(20), Duration.ofSeconds(5));
+
+  private static final String LEASE_UNTIL = PendingAnswer.LEASE + ".leaseUntil";
   private static final String CHAT = "chat-1";
   private static final Instant T0 = Instant.parse("2026-11-22T12:00:00Z");
 
@@ -120,7 +119,7 @@ class PendingAnswersTest {
     TaskOutcome outcome = completed("quick-task");
     pendingAnswer(outcome, "dead finalizer", Instant.now().minusSeconds(1));
 
-    pending.unheld().forEach(pending::takeUp);
+    pending.sweep();
 
     await().atMost(Duration.ofSeconds(10)).until(() -> pendingIds().isEmpty());
     assertThat(answer(outcome).content()).isEqualTo("The answer to quick-task, written 1st.");
@@ -133,11 +132,11 @@ class PendingAnswersTest {
     pendingAnswer(outcome, "other finalizer", Instant.now().plusSeconds(60));
 
     pending.offer(outcome); // its event, redelivered here
-    pending.unheld().forEach(pending::takeUp);
+    pending.sweep();
 
     assertThat(threads.started()).isZero();
     assertThat(modelCalls).isEmpty();
-    assertThat(mongo.findById(FinalAnswers.idOf(outcome), PendingAnswer.class).holder())
+    assertThat(mongo.findById(FinalAnswers.idOf(outcome), PendingAnswer.class).lease().holder())
         .isEqualTo("other finalizer");
   }
 
@@ -154,21 +153,20 @@ class PendingAnswersTest {
     Instant past = Instant.now().minusSeconds(5).truncatedTo(ChronoUnit.MILLIS);
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(FinalAnswers.idOf(kept))),
-        new Update().set(PendingAnswer.LEASE_UNTIL, past),
+        new Update().set(LEASE_UNTIL, past),
         PendingAnswer.class);
     // A pause let the other's hold expire, and another finalizer took it.
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(FinalAnswers.idOf(lost))),
-        new Update()
-            .set(PendingAnswer.HOLDER, "other finalizer")
-            .set(PendingAnswer.LEASE_UNTIL, past),
+        new Update().set(PendingAnswer.LEASE, new Lease("other finalizer", past)),
         PendingAnswer.class);
 
-    pending.renewHolds();
+    assertThat(pending.leases().renew())
+        .as("the hold another finalizer took is lost here")
+        .containsExactly(FinalAnswers.idOf(lost));
 
-    assertThat(pendingAnswer(kept).leaseUntil()).isAfter(Instant.now());
-    assertThat(pendingAnswer(lost).leaseUntil()).isEqualTo(past);
-    assertThat(pendingAnswer(lost).holder()).isEqualTo("other finalizer");
+    assertThat(pendingAnswer(kept).lease().leaseUntil()).isAfter(Instant.now());
+    assertThat(pendingAnswer(lost).lease()).isEqualTo(new Lease("other finalizer", past));
   }
 
   @Test
@@ -180,11 +178,11 @@ class PendingAnswersTest {
 
     pending.close(); // interrupts the model call it was waiting for
 
-    assertThat(pendingAnswer(outcome).holder()).isNull();
-    assertThat(pendingAnswer(outcome).leaseUntil()).isBefore(Instant.now());
+    assertThat(pendingAnswer(outcome).lease().holder()).isNull();
+    assertThat(pendingAnswer(outcome).lease().leaseUntil()).isBefore(Instant.now());
     assertThat(answer(outcome)).as("the answer cut short is not written").isNull();
     PendingAnswers next = pendingAnswers();
-    next.unheld().forEach(next::takeUp);
+    next.sweep();
     await().atMost(Duration.ofSeconds(10)).until(() -> pendingIds().isEmpty());
     assertThat(answer(outcome).content()).isEqualTo("The answer to slow-task, written 2nd.");
     assertThat(answersTo("slow-task")).hasSize(1);
@@ -200,10 +198,10 @@ class PendingAnswersTest {
     // This finalizer pauses past its hold; another takes the answer up and writes it.
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(FinalAnswers.idOf(outcome))),
-        new Update().set(PendingAnswer.LEASE_UNTIL, Instant.now().minusSeconds(1)),
+        new Update().set(LEASE_UNTIL, Instant.now().minusSeconds(1)),
         PendingAnswer.class);
     PendingAnswers other = pendingAnswers();
-    other.unheld().forEach(other::takeUp);
+    other.sweep();
     await().atMost(Duration.ofSeconds(10)).until(() -> pendingIds().isEmpty());
 
     release.countDown();
@@ -238,7 +236,7 @@ class PendingAnswersTest {
     FinalAnswers answers =
         new FinalAnswers(
             mongo, this::finalAnswerModel, new EventCodec(), PROPERTIES, new UsageCounter(mongo));
-    return new PendingAnswers(mongo, answers, published::add, threads.executor(), PROPERTIES);
+    return new PendingAnswers(mongo, answers, published::add, threads.executor(), LEASES);
   }
 
   /**
@@ -319,8 +317,7 @@ class PendingAnswersTest {
             outcome.chatId(),
             "A result.",
             null,
-            holder,
-            leaseUntil));
+            new Lease(holder, leaseUntil)));
   }
 
   private static PendingAnswer pendingAnswer(TaskOutcome outcome) {
