@@ -1,6 +1,8 @@
 package dev.agentrt.agentloop;
 
 import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.store.LeaseProperties;
+import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentConversations;
 import java.util.concurrent.Executors;
@@ -9,12 +11,20 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
-/** Turns run on virtual threads: thousands of slow model calls at once cost little. */
+/**
+ * Turns run on virtual threads: thousands of slow model calls at once cost little. Each is held by
+ * a lease on its sub-agent's {@code turn}, for {@code agentrt.leases.duration} unless renewed.
+ */
 @Configuration
 @EnableConfigurationProperties({AgentLoopProperties.class, RunLimits.class})
 class AgentLoopConfiguration {
 
-  @Bean(destroyMethod = "")
+  @Bean
+  Leases turnLeases(MongoTemplate mongo, LeaseProperties leases) {
+    return AgentLoop.turnLeases(mongo, leases.duration());
+  }
+
+  @Bean(destroyMethod = "stop")
   AgentLoop agentLoop(
       MongoTemplate mongo,
       SubAgentConversations conversations,
@@ -22,8 +32,8 @@ class AgentLoopConfiguration {
       ModelCaller model,
       OutcomeRecorder recorder,
       OutputSchemaCheck outputs,
-      AgentLoopProperties properties,
       RunLimits limits,
+      Leases turnLeases,
       RunLedger ledger) {
     return new AgentLoop(
         mongo,
@@ -32,8 +42,8 @@ class AgentLoopConfiguration {
         model,
         recorder,
         outputs,
-        properties,
         limits,
+        turnLeases,
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("turn-", 0).factory()),
         ledger);
   }
