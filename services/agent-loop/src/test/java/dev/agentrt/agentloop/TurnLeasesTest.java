@@ -60,8 +60,8 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
  * The turn's lease with its heartbeat, between instances of the service (each its own {@link
  * Leases} holder and {@link LeaseSweeper}), on a real MongoDB-protocol server and broker: a turn
  * renewed while its model call lasts is not taken by another; one whose worker died is; one whose
- * sub-agent was cancelled is interrupted at the next renewal. Leases are short (1 s, renewed every
- * 200 ms) so that all of it happens within a test.
+ * sub-agent was cancelled is interrupted at the next renewal; a stopping instance lets go of its
+ * turns. Leases are short (1 s, renewed every 200 ms) so that all of it happens within a test.
  */
 class TurnLeasesTest {
 
@@ -231,6 +231,28 @@ class TurnLeasesTest {
     assertTurnStoredNothing(a);
   }
 
+  @Test
+  void aStoppingInstanceInterruptsItsTurnAndLetsGoOfItSoAnotherTakesItAtOnce() throws Exception {
+    LeaseProperties longLease = new LeaseProperties(Duration.ofMinutes(5), Duration.ofMinutes(1));
+    CountDownLatch called = new CountDownLatch(1);
+    CountDownLatch interrupted = new CountDownLatch(1);
+    Instance stopping =
+        instance(new ScriptedModel().then(heldUntilInterrupted(called, interrupted)), longLease);
+    Instance other = instance(new ScriptedModel().replies("A haiku."), longLease);
+    stopping.loop.wake(subAgent.id());
+    assertThat(called.await(10, TimeUnit.SECONDS)).isTrue();
+
+    stopping.loop.stop();
+
+    assertThat(interrupted.await(10, TimeUnit.SECONDS)).isTrue();
+    other.loop.wake(subAgent.id()); // what its sweep does with a turn let go of
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(answers()).extracting(SubAgentMessage::content).containsExactly("A haiku.");
+    assertThat(ledger.after(subAgent.chatId(), 0, 100))
+        .extracting(RunEvent::type)
+        .doesNotContain(RunEvent.ERROR);
+  }
+
   /** The sub-agent and its task cancelled, as the orchestrator's cancellation leaves them. */
   private void cancel() {
     mongo.updateFirst(
@@ -256,9 +278,13 @@ class TurnLeasesTest {
         .doesNotContain(RunEvent.ERROR, RunEvent.RUN_END, RunEvent.STEP_END);
   }
 
-  /** An instance of the service: its own holds, sweeper, model and turn threads. */
   private Instance instance(ScriptedModel model) {
-    Leases leases = AgentLoop.turnLeases(mongo, SHORT.duration());
+    return instance(model, SHORT);
+  }
+
+  /** An instance of the service: its own holds, sweeper, model and turn threads. */
+  private Instance instance(ScriptedModel model, LeaseProperties lease) {
+    Leases leases = AgentLoop.turnLeases(mongo, lease.duration());
     ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
     // One attempt, and a timeout no held call reaches: a model call ends only as the test says.
     AgentLoopProperties properties =
@@ -299,7 +325,7 @@ class TurnLeasesTest {
         };
     Instance instance =
         new Instance(
-            model, leases, loop, workers, new LeaseSweeper(List.of(counted), SHORT), sweeps);
+            model, leases, loop, workers, new LeaseSweeper(List.of(counted), lease), sweeps);
     instances.add(instance);
     return instance;
   }
