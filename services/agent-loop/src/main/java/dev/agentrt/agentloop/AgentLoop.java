@@ -101,20 +101,6 @@ class AgentLoop {
     this.tools = new ToolDefinitions(mongo);
   }
 
-  /**
-   * The holds of turns: on the sub-agent's {@code turn}, wanted while the sub-agent is active, so
-   * that the turn of a sub-agent cancelled or failed meanwhile is lost at the next renewal and its
-   * worker interrupted.
-   */
-  static Leases turnLeases(MongoTemplate mongo, Duration duration) {
-    return new Leases(
-        mongo,
-        SubAgent.class,
-        "turn",
-        duration,
-        Criteria.where("status").is(SubAgentStatus.active));
-  }
-
   void wake(String subAgentId) {
     SubAgent subAgent = mongo.findById(subAgentId, SubAgent.class);
     if (subAgent == null || subAgent.status() != SubAgentStatus.active) {
@@ -151,20 +137,6 @@ class AgentLoop {
     if (takeTurn(subAgent, conversation.lastSeq(), LimitReached.deadline(conversation, run))) {
       turns.run(subAgent.id(), workers, () -> runTurn(subAgent, agent, conversation, run));
     }
-  }
-
-  /**
-   * Stops the turn this instance runs for the sub-agent, if it still waits for the model: its task
-   * was cancelled.
-   *
-   * @return whether a turn was interrupted
-   */
-  boolean interruptTurn(String subAgentId) {
-    boolean interrupted = turns.interrupt(subAgentId);
-    if (interrupted) {
-      log.info("turn of sub-agent {} interrupted: its task was cancelled", subAgentId);
-    }
-    return interrupted;
   }
 
   /**

@@ -4,12 +4,16 @@ import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunLedger;
+import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
+import dev.agentrt.store.SubAgentStatus;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
 
 /**
  * Turns run on virtual threads: thousands of slow model calls at once cost little. Each is held by
@@ -21,7 +25,21 @@ class AgentLoopConfiguration {
 
   @Bean
   Leases turnLeases(MongoTemplate mongo, LeaseProperties leases) {
-    return AgentLoop.turnLeases(mongo, leases.duration());
+    return turnLeases(mongo, leases.duration());
+  }
+
+  /**
+   * The holds of turns: on the sub-agent's {@code turn}, wanted while the sub-agent is active, so
+   * that the turn of a sub-agent cancelled or failed meanwhile is lost at the next renewal and its
+   * worker interrupted.
+   */
+  static Leases turnLeases(MongoTemplate mongo, Duration duration) {
+    return new Leases(
+        mongo,
+        SubAgent.class,
+        "turn",
+        duration,
+        Criteria.where("status").is(SubAgentStatus.active));
   }
 
   @Bean(destroyMethod = "stop")

@@ -3,7 +3,10 @@ package dev.agentrt.agentloop;
 import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.IncomingEvents;
+import dev.agentrt.store.Leases;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.stereotype.Component;
 
@@ -17,12 +20,14 @@ import org.springframework.stereotype.Component;
 @Component
 class TaskCancelledListener {
 
-  private final IncomingEvents events;
-  private final AgentLoop loop;
+  private static final Logger log = LoggerFactory.getLogger(TaskCancelledListener.class);
 
-  TaskCancelledListener(IncomingEvents events, AgentLoop loop) {
+  private final IncomingEvents events;
+  private final Leases turns;
+
+  TaskCancelledListener(IncomingEvents events, Leases turns) {
     this.events = events;
-    this.loop = loop;
+    this.turns = turns;
   }
 
   @KafkaListener(
@@ -32,8 +37,9 @@ class TaskCancelledListener {
       properties = "auto.offset.reset=latest")
   void on(ConsumerRecord<String, byte[]> record) {
     if (events.decode(record) instanceof TaskCancelled cancelled
-        && cancelled.subAgentId() != null) {
-      loop.interruptTurn(cancelled.subAgentId());
+        && cancelled.subAgentId() != null
+        && turns.interrupt(cancelled.subAgentId())) {
+      log.info("turn of sub-agent {} interrupted: its task was cancelled", cancelled.subAgentId());
     }
   }
 }

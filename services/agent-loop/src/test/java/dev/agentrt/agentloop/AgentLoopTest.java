@@ -876,7 +876,7 @@ class AgentLoopTest {
             PROPERTIES),
         new OutputSchemaCheck(),
         limits,
-        AgentLoop.turnLeases(mongo, Duration.ofMinutes(1)),
+        AgentLoopConfiguration.turnLeases(mongo, Duration.ofMinutes(1)),
         turns,
         ledger);
   }

@@ -284,7 +284,7 @@ class TurnLeasesTest {
 
   /** An instance of the service: its own holds, sweeper, model and turn threads. */
   private Instance instance(ScriptedModel model, LeaseProperties lease) {
-    Leases leases = AgentLoop.turnLeases(mongo, lease.duration());
+    Leases leases = AgentLoopConfiguration.turnLeases(mongo, lease.duration());
     ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
     // One attempt, and a timeout no held call reaches: a model call ends only as the test says.
     AgentLoopProperties properties =
