@@ -82,8 +82,6 @@ class CrashRecoveryIT {
                 Map.entry("AGENTRT_AGENT_LOOP_MODEL_ATTEMPTS", "2"),
                 Map.entry("AGENTRT_AGENT_LOOP_MODEL_BACKOFF", "100ms"),
                 Map.entry("AGENTRT_AGENT_LOOP_MODEL_TIMEOUT", "5s"),
-                Map.entry("AGENTRT_AGENT_LOOP_TURN_LEASE", "12s"),
-                Map.entry("AGENTRT_AGENT_LOOP_SWEEP_INTERVAL", "1s"),
                 Map.entry("AGENTRT_ORCHESTRATOR_DECISION_LEASE", "6s"),
                 Map.entry("AGENTRT_ORCHESTRATOR_SWEEP_INTERVAL", "1s"),
                 Map.entry("AGENTRT_FINALIZER_ANSWER_LEASE", "6s"),

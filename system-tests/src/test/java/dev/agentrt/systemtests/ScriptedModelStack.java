@@ -12,8 +12,9 @@ import java.util.Map;
 /**
  * A second stack whose services use their real OpenAI-compatible provider against a {@link
  * FakeOpenAiServer}, started once for the system tests of this JVM that script the model end to end
- * (its model must not touch the offline-model stack's runs). The agent-loop sweeps every second, so
- * deadline tests need not wait long; the model is tried {@link #MODEL_ATTEMPTS} times.
+ * (its model must not touch the offline-model stack's runs). Holds are renewed and swept every
+ * second ({@code agentrt.leases.renew-every}), so deadline tests need not wait long; the model is
+ * tried {@link #MODEL_ATTEMPTS} times.
  */
 final class ScriptedModelStack {
 
@@ -66,7 +67,7 @@ final class ScriptedModelStack {
                   "AGENTRT_MODEL_NAME", "fake",
                   "AGENTRT_AGENT_LOOP_MODEL_ATTEMPTS", Integer.toString(MODEL_ATTEMPTS),
                   "AGENTRT_AGENT_LOOP_MODEL_BACKOFF", "100ms",
-                  "AGENTRT_AGENT_LOOP_SWEEP_INTERVAL", "1s",
+                  "AGENTRT_LEASES_RENEW_EVERY", "1s",
                   "AGENTRT_FINALIZER_MODEL_ATTEMPTS", "2",
                   "AGENTRT_FINALIZER_MODEL_BACKOFF", "100ms"));
       return new ScriptedModelStack(model, kafka, mongo, services);

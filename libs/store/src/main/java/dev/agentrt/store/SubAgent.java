@@ -86,10 +86,14 @@ public record SubAgent(
   }
 
   /**
-   * The model turn in progress: it answers the messages up to {@code seq} and is held until {@code
-   * leaseUntil}; a turn whose lease expired may be taken again.
+   * The model turn in progress, held with a lease ({@code Leases} on the field {@code turn}): it
+   * answers the messages up to {@code seq}; the agent-loop instance {@code holder} renews {@code
+   * leaseUntil} while it works, and a turn whose lease passed (its worker died, or let go of it)
+   * may be taken again.
+   *
+   * @param holder the instance holding the turn; null once it let go of it
    */
-  public record Turn(long seq, Instant leaseUntil) {}
+  public record Turn(long seq, @Nullable String holder, Instant leaseUntil) {}
 
   /**
    * What was chosen for the sub-agent's task and its chat. None of it changes after it is created

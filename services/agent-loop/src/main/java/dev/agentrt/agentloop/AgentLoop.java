@@ -9,6 +9,7 @@ import dev.agentrt.model.ModelRequest;
 import dev.agentrt.model.ModelToolCall;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatLimits;
+import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
@@ -17,10 +18,12 @@ import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,11 +36,17 @@ import org.springframework.data.mongodb.core.query.Update;
 /**
  * The sub-agent loop. {@link #wake} looks at a sub-agent's conversation and does the one thing it
  * calls for: finish a turn whose worker died after storing its answer, apply the outcome of an
- * answer already stored, wait for pending tool calls, or claim a model turn. A claimed turn runs on
+ * answer already stored, wait for pending tool calls, or take a model turn. A taken turn runs on
  * its own virtual thread, so a slow model holds up nobody else and the Kafka consumer moves on at
- * once (DESIGN invariants 3 and 4). The claim is a conditional update with a lease: two copies of
- * this service never both answer a turn, and a turn whose worker died is taken again once its lease
- * expires.
+ * once (DESIGN invariants 3 and 4).
+ *
+ * <p>A turn is held with a lease ({@link Leases} on the sub-agent's {@code turn}), renewed while
+ * the model thinks: two copies of this service never both answer a turn, and a turn whose worker
+ * died is taken again within the lease and one sweep. While it waits for the model the turn's
+ * worker is interrupted when its sub-agent stops being active (at the next renewal, or at once on
+ * {@code TaskCancelled}) or another instance took the turn; it then stores nothing. Once the model
+ * has answered, the hold is no longer renewed nor interrupted: the few writes left finish within
+ * the lease as it stands, and if the worker dies among them, another instance finishes them.
  */
 class AgentLoop {
 
@@ -52,15 +61,18 @@ class AgentLoop {
    */
   static final int SWEEP_BATCH = 100;
 
+  /** How long a stopping service waits for its turns to stop before it lets go of their holds. */
+  static final Duration STOP_GRACE = Duration.ofSeconds(5);
+
   private final MongoTemplate mongo;
   private final SubAgentConversations conversations;
   private final AgentCatalog agents;
   private final ModelCaller model;
   private final OutcomeRecorder recorder;
   private final OutputSchemaCheck outputs;
-  private final AgentLoopProperties properties;
   private final RunLimits limits;
-  private final Executor turns;
+  private final Leases turns;
+  private final ExecutorService workers;
   private final RunLedger ledger;
   private final ToolDefinitions tools;
   private final Clock clock = Clock.systemUTC();
@@ -72,9 +84,9 @@ class AgentLoop {
       ModelCaller model,
       OutcomeRecorder recorder,
       OutputSchemaCheck outputs,
-      AgentLoopProperties properties,
       RunLimits limits,
-      Executor turns,
+      Leases turns,
+      ExecutorService workers,
       RunLedger ledger) {
     this.mongo = mongo;
     this.conversations = conversations;
@@ -82,9 +94,9 @@ class AgentLoop {
     this.model = model;
     this.recorder = recorder;
     this.outputs = outputs;
-    this.properties = properties;
     this.limits = limits;
     this.turns = turns;
+    this.workers = workers;
     this.ledger = ledger;
     this.tools = new ToolDefinitions(mongo);
   }
@@ -98,11 +110,7 @@ class AgentLoop {
     AgentDefinition agent = agents.get(subAgent.agent());
     Optional<SubAgentMessage> abandoned = abandonedAnswer(subAgent, conversation);
     if (abandoned.isPresent()) {
-      // Its worker stored it and died (or stalled) before ending the turn: it may not have
-      // recorded the answer's tool calls, and until they are, no tool message can come.
-      recorder.recordCalls(subAgent, abandoned.get());
-      settle(subAgent, agent, conversation, abandoned.get());
-      endTurn(subAgent, subAgent.turn().seq(), abandoned.get());
+      finishAbandonedTurn(subAgent, agent, conversation, abandoned.get());
       return;
     }
     if (conversation.lastAnswer().isPresent()) {
@@ -126,9 +134,27 @@ class AgentLoop {
       recorder.warnOfRepeats(subAgent, conversation, run.repeats());
       return; // the warning's event wakes the loop for the next turn
     }
-    if (claimTurn(subAgent, conversation.lastSeq(), LimitReached.deadline(conversation, run))) {
-      turns.execute(() -> runTurn(subAgent, agent, conversation, run));
+    if (takeTurn(subAgent, conversation.lastSeq(), LimitReached.deadline(conversation, run))) {
+      turns.run(subAgent.id(), workers, () -> runTurn(subAgent, agent, conversation, run));
     }
+  }
+
+  /**
+   * Stops this instance's turns as the service stops: starts no more, interrupts those waiting for
+   * the model (a turn past it gets a few seconds to finish its writes), then lets go of every hold,
+   * so another instance takes the turns at once instead of after their leases.
+   */
+  void stop() {
+    workers.shutdown();
+    long until = System.nanoTime() + STOP_GRACE.toNanos();
+    try {
+      do {
+        turns.heldIds().forEach(turns::interrupt);
+      } while (!workers.awaitTermination(100, TimeUnit.MILLISECONDS) && System.nanoTime() < until);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    turns.releaseAll();
   }
 
   /**
@@ -157,6 +183,15 @@ class AgentLoop {
     }
   }
 
+  /** Sub-agents whose turn's lease expired: their worker died mid-turn, or let go of it. */
+  List<String> expiredTurns() {
+    Query expired =
+        Query.query(
+            Criteria.where("status").is(SubAgentStatus.active).andOperator(turns.expired()));
+    expired.limit(SWEEP_BATCH);
+    return mongo.find(expired, SubAgent.class).stream().map(SubAgent::id).toList();
+  }
+
   /** Active sub-agents whose run's deadline has passed. */
   List<String> overdueRuns() {
     Query overdue =
@@ -180,29 +215,65 @@ class AgentLoop {
     return found == null ? null : found.limits();
   }
 
+  /**
+   * The turn, on its worker: asks the model, then stores and carries out its answer. Interrupted
+   * while it waits for the model (cancelled, taken by another instance, or the service stopping),
+   * it stores nothing, records no error and lets go of the turn.
+   */
   private void runTurn(
       SubAgent subAgent,
       AgentDefinition agent,
       ConversationState conversation,
       RunLimits.Effective run) {
+    String id = subAgent.id();
     long seq = conversation.lastSeq();
     int step = conversation.stepsThisRun() + 1;
+    String modelName;
+    ModelReply reply;
+    long latencyMs;
     try {
-      String modelName = modelFor(subAgent, agent);
+      modelName = modelFor(subAgent, agent);
       ledger.append(
           subAgent,
-          "step_start/" + subAgent.id() + "/" + seq,
+          "step_start/" + id + "/" + seq,
           RunEvent.STEP_START,
           RunLedger.data("step", step, "model", modelName));
       long started = System.nanoTime();
-      ModelReply reply = model.call(request(agent, conversation, modelName));
-      long latencyMs = (System.nanoTime() - started) / 1_000_000;
+      reply = model.call(request(agent, conversation, modelName));
+      latencyMs = (System.nanoTime() - started) / 1_000_000;
+    } catch (RuntimeException e) {
+      if (Thread.interrupted()) {
+        log.info(
+            "turn {} of sub-agent {} stopped while the model thought (cancelled, taken over, or"
+                + " the service stopping); it stores nothing",
+            seq,
+            id);
+        turns.release(id);
+      } else if (e instanceof ModelException failure) {
+        Query end = turns.done(id);
+        recorder.fail(subAgent, seq, "model_error", failure.getMessage());
+        mongo.updateFirst(end, new Update().unset("turn"), SubAgent.class);
+      } else {
+        log.error("turn {} of sub-agent {} failed; the next sweep takes it again", seq, id, e);
+        turns.release(id);
+      }
+      return;
+    }
+    // The model has answered: from here no renewal or interruption reaches this worker (its own
+    // writes may end the sub-agent's run), and the turn is ended by the query done() returns.
+    Query end = turns.done(id);
+    if (Thread.interrupted()) {
+      log.info("turn {} of sub-agent {} was stopped as the model answered; dropped", seq, id);
+      turns.release(id);
+      return;
+    }
+    try {
       Optional<SubAgentMessage> stored = recorder.storeAnswer(subAgent, seq, reply, modelName);
       if (stored.isEmpty()) {
         log.info(
             "sub-agent {} stopped (cancelled, or failed by a limit) during its turn; the answer is dropped",
-            subAgent.id());
-        releaseTurn(subAgent, seq);
+            id);
+        mongo.updateFirst(end, new Update().unset("turn"), SubAgent.class);
         return;
       }
       SubAgentMessage answer = stored.get();
@@ -210,19 +281,12 @@ class AgentLoop {
       if (withinBudget(subAgent, conversation, run, answer)) {
         settle(subAgent, agent, conversation, answer);
       }
-      endTurn(subAgent, seq, answer);
-      return;
-    } catch (ModelException e) {
-      recorder.fail(subAgent, seq, "model_error", e.getMessage());
+      endTurn(subAgent, end, answer);
     } catch (RuntimeException e) {
-      log.error(
-          "turn {} of sub-agent {} failed; it is retried when its lease expires",
-          seq,
-          subAgent.id(),
-          e);
-      return;
+      Thread.interrupted(); // not to fail the write that lets go of the turn as well
+      log.error("turn {} of sub-agent {} failed; the next sweep finishes it", seq, id, e);
+      turns.release(id);
     }
-    releaseTurn(subAgent, seq);
   }
 
   /**
@@ -359,29 +423,19 @@ class AgentLoop {
   }
 
   /**
-   * Takes the turn unless another worker holds it under a live lease, and records when the run must
-   * end (for {@link #overdueRuns}).
+   * Takes the turn unless another worker holds it, recording the messages it answers and when the
+   * run must end (for {@link #overdueRuns}) in the same write.
    */
-  private boolean claimTurn(SubAgent subAgent, long seq, Instant deadline) {
-    Instant now = clock.instant();
-    Query unclaimed =
-        Query.query(
-            Criteria.where("_id")
-                .is(subAgent.id())
-                .and("status")
-                .is(SubAgentStatus.active)
-                .orOperator(
-                    Criteria.where("turn").is(null), Criteria.where("turn.leaseUntil").lt(now)));
-    Update claim =
-        new Update()
-            .set("turn", new SubAgent.Turn(seq, now.plus(properties.turnLease())))
-            .set("deadline", deadline);
-    return mongo.updateFirst(unclaimed, claim, SubAgent.class).getModifiedCount() == 1;
+  private boolean takeTurn(SubAgent subAgent, long seq, Instant deadline) {
+    return turns.take(
+        subAgent.id(),
+        Criteria.where("status").is(SubAgentStatus.active),
+        new Update().set("turn.seq", seq).set("deadline", deadline));
   }
 
   /**
-   * The answer stored in the sub-agent's turn if that turn is still held and its lease expired: the
-   * worker that stored it died (or stalled) before ending the turn. Read from what the wake-up read
+   * The answer stored in the sub-agent's turn if that turn's lease expired: the worker that stored
+   * it died (or stalled, or stopped) before ending the turn. Read from what the wake-up read
    * anyway.
    */
   private Optional<SubAgentMessage> abandonedAnswer(
@@ -395,35 +449,50 @@ class AgentLoop {
   }
 
   /**
-   * Ends the turn whose answer is stored and carried out. A message that arrived during the turn (a
-   * follow-up while the model thought, a fast tool's result while the outcome was applied) found
-   * the turn taken: it is looked at now.
+   * Finishes the turn of a worker that stored its answer and did not end the turn: it may not have
+   * recorded the answer's tool calls, and until they are, no tool message can come. The expired
+   * turn is taken first, so of two instances sweeping at once one finishes it; it is not renewed,
+   * as the writes left take far less than a lease.
    */
-  private void endTurn(SubAgent subAgent, long seq, SubAgentMessage answer) {
-    SubAgent released = releaseTurn(subAgent, seq);
-    if (released != null && released.messageCount() > answer.seq()) {
-      wake(subAgent.id());
+  private void finishAbandonedTurn(
+      SubAgent subAgent,
+      AgentDefinition agent,
+      ConversationState conversation,
+      SubAgentMessage answer) {
+    String id = subAgent.id();
+    Criteria sameTurn =
+        Criteria.where("status")
+            .is(SubAgentStatus.active)
+            .and("turn.seq")
+            .is(subAgent.turn().seq());
+    if (!turns.take(id, sameTurn, new Update())) {
+      return; // another instance finishes it
+    }
+    Query end = turns.done(id);
+    try {
+      recorder.recordCalls(subAgent, answer);
+      settle(subAgent, agent, conversation, answer);
+      endTurn(subAgent, end, answer);
+    } catch (RuntimeException e) {
+      turns.release(id);
+      throw e;
     }
   }
 
-  /** Ends this worker's turn; the sub-agent as it is then, or null if the turn was not held. */
-  private @Nullable SubAgent releaseTurn(SubAgent subAgent, long seq) {
-    return mongo.findAndModify(
-        Query.query(Criteria.where("_id").is(subAgent.id()).and("turn.seq").is(seq)),
-        new Update().unset("turn"),
-        FindAndModifyOptions.options().returnNew(true),
-        SubAgent.class);
-  }
-
-  /** Sub-agents whose turn's lease expired: their worker died mid-turn. */
-  List<String> expiredTurns() {
-    Query expired =
-        Query.query(
-            Criteria.where("status")
-                .is(SubAgentStatus.active)
-                .and("turn.leaseUntil")
-                .lt(clock.instant()));
-    expired.limit(SWEEP_BATCH);
-    return mongo.find(expired, SubAgent.class).stream().map(SubAgent::id).toList();
+  /**
+   * Ends the turn whose answer is stored and carried out, with the query {@link Leases#done} gave.
+   * A message that arrived during the turn (a follow-up while the model thought, a fast tool's
+   * result while the outcome was applied) found the turn taken: it is looked at now.
+   */
+  private void endTurn(SubAgent subAgent, Query end, SubAgentMessage answer) {
+    SubAgent ended =
+        mongo.findAndModify(
+            end,
+            new Update().unset("turn"),
+            FindAndModifyOptions.options().returnNew(true),
+            SubAgent.class);
+    if (ended != null && ended.messageCount() > answer.seq()) {
+      wake(subAgent.id());
+    }
   }
 }

@@ -1,20 +1,48 @@
 package dev.agentrt.agentloop;
 
 import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.store.LeaseProperties;
+import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunLedger;
+import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
+import dev.agentrt.store.SubAgentStatus;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
 
-/** Turns run on virtual threads: thousands of slow model calls at once cost little. */
+/**
+ * Turns run on virtual threads: thousands of slow model calls at once cost little. Each is held by
+ * a lease on its sub-agent's {@code turn}, for {@code agentrt.leases.duration} unless renewed.
+ */
 @Configuration
 @EnableConfigurationProperties({AgentLoopProperties.class, RunLimits.class})
 class AgentLoopConfiguration {
 
-  @Bean(destroyMethod = "")
+  @Bean
+  Leases turnLeases(MongoTemplate mongo, LeaseProperties leases) {
+    return turnLeases(mongo, leases.duration());
+  }
+
+  /**
+   * The holds of turns: on the sub-agent's {@code turn}, wanted while the sub-agent is active, so
+   * that the turn of a sub-agent cancelled or failed meanwhile is lost at the next renewal and its
+   * worker interrupted.
+   */
+  static Leases turnLeases(MongoTemplate mongo, Duration duration) {
+    return new Leases(
+        mongo,
+        SubAgent.class,
+        "turn",
+        duration,
+        Criteria.where("status").is(SubAgentStatus.active));
+  }
+
+  @Bean(destroyMethod = "stop")
   AgentLoop agentLoop(
       MongoTemplate mongo,
       SubAgentConversations conversations,
@@ -22,8 +50,8 @@ class AgentLoopConfiguration {
       ModelCaller model,
       OutcomeRecorder recorder,
       OutputSchemaCheck outputs,
-      AgentLoopProperties properties,
       RunLimits limits,
+      Leases turnLeases,
       RunLedger ledger) {
     return new AgentLoop(
         mongo,
@@ -32,8 +60,8 @@ class AgentLoopConfiguration {
         model,
         recorder,
         outputs,
-        properties,
         limits,
+        turnLeases,
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("turn-", 0).factory()),
         ledger);
   }

@@ -5,19 +5,27 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * {@code agentrt.agent-loop.*}.
+ * {@code agentrt.agent-loop.*}. How long a turn is held and how often it is renewed are the leases
+ * of every service ({@code agentrt.leases.*}).
  *
  * @param modelAttempts how many times a turn asks the model before the run fails
  * @param modelBackoff the wait after the first failed attempt; it doubles, up to 30 s
  * @param modelTimeout how long one attempt may take
- * @param turnLease how long a claimed turn is held; a turn whose worker died is taken again after
- *     it (keep it above the slowest model call with its retries)
- * @param sweepInterval how often expired turns are looked for
+ * @param maxToolCallsPerTurn how many of one answer's tool calls run; the model reads an error for
+ *     each call past them
  */
 @ConfigurationProperties("agentrt.agent-loop")
 record AgentLoopProperties(
     @DefaultValue("5") int modelAttempts,
     @DefaultValue("1s") Duration modelBackoff,
     @DefaultValue("60s") Duration modelTimeout,
-    @DefaultValue("10m") Duration turnLease,
-    @DefaultValue("5s") Duration sweepInterval) {}
+    @DefaultValue("16") int maxToolCallsPerTurn) {
+
+  AgentLoopProperties {
+    if (maxToolCallsPerTurn < 1) {
+      throw new IllegalArgumentException(
+          "agentrt.agent-loop.max-tool-calls-per-turn must be at least 1, not "
+              + maxToolCallsPerTurn);
+    }
+  }
+}

@@ -60,6 +60,7 @@ class OutcomeRecorder {
   private final EventCodec codec;
   private final UsageCounter usage;
   private final RunLedger ledger;
+  private final int maxToolCalls;
   private final Clock clock = Clock.systemUTC();
 
   OutcomeRecorder(
@@ -68,13 +69,15 @@ class OutcomeRecorder {
       Outbox outbox,
       EventCodec codec,
       UsageCounter usage,
-      RunLedger ledger) {
+      RunLedger ledger,
+      AgentLoopProperties properties) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.outbox = outbox;
     this.codec = codec;
     this.usage = usage;
     this.ledger = ledger;
+    this.maxToolCalls = properties.maxToolCallsPerTurn();
   }
 
   /**
@@ -103,10 +106,7 @@ class OutcomeRecorder {
     String messageId = answerId(subAgent.id(), answeredSeq);
     List<RequestedToolCall> calls = callsToRecord(reply);
     List<OutboxEntry> events = new ArrayList<>();
-    for (RequestedToolCall call : calls) {
-      if (ToolCatalog.ASK_USER.equals(call.name())) {
-        continue;
-      }
+    for (RequestedToolCall call : toRun(calls)) {
       String toolCallId = toolCallId(messageId, call);
       events.add(
           entry(
@@ -154,15 +154,46 @@ class OutcomeRecorder {
   /**
    * Records the tool calls of a stored answer as {@code pending} for the tool-runner, each unless
    * it is recorded already (its id derives from the answer and the call); safe to repeat, for the
-   * answer of a worker that died before recording them.
+   * answer of a worker that died before recording them. The calls past {@code
+   * max-tool-calls-per-turn} are not run: each gets a tool message saying so, which the model reads
+   * with the others' results.
    */
   void recordCalls(SubAgent subAgent, SubAgentMessage answer) {
     Instant now = clock.instant();
-    for (RequestedToolCall call : answer.toolCalls()) {
-      if (!ToolCatalog.ASK_USER.equals(call.name())) {
-        insertPending(subAgent, toolCallId(answer.id(), call), call, now);
-      }
+    List<RequestedToolCall> calls = answer.toolCalls();
+    if (isQuestion(calls)) {
+      return;
     }
+    List<RequestedToolCall> run = toRun(calls);
+    for (RequestedToolCall call : run) {
+      insertPending(subAgent, toolCallId(answer.id(), call), call, now);
+    }
+    for (RequestedToolCall call : calls.subList(run.size(), calls.size())) {
+      conversations.append(
+          subAgent,
+          new NewMessage(
+              Ids.derived(toolCallId(answer.id(), call), "too-many"),
+              SubAgentMessage.TOOL,
+              "{\"error_type\":\"too_many_tool_calls\",\"message\":\"not run: a turn may make at most "
+                  + maxToolCalls
+                  + " tool calls; ask for it again in a later turn if you still need it\"}",
+              List.of(),
+              call.id(),
+              List.of()),
+          now);
+    }
+  }
+
+  /**
+   * The calls of an answer that run: the first {@code max-tool-calls-per-turn}; none for a question
+   * ({@code ask_user} stands alone, the person answers it).
+   */
+  private List<RequestedToolCall> toRun(List<RequestedToolCall> calls) {
+    return isQuestion(calls) ? List.of() : calls.subList(0, Math.min(calls.size(), maxToolCalls));
+  }
+
+  private static boolean isQuestion(List<RequestedToolCall> calls) {
+    return calls.stream().anyMatch(c -> ToolCatalog.ASK_USER.equals(c.name()));
   }
 
   /** Carries out what a stored answer decided; safe to repeat. */

@@ -1,30 +1,39 @@
 package dev.agentrt.agentloop;
 
+import dev.agentrt.store.LeaseSweeper;
+import dev.agentrt.store.LeasedWork;
+import dev.agentrt.store.Leases;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * Takes care of runs no event wakes: sub-agents whose turn's lease expired are woken, so work a
- * dead worker held is taken again; runs past their deadline are failed. Safe with several copies
- * running: waking claims the turn by a conditional update, and failing moves statuses once.
+ * The turns as leased work: {@link LeaseSweeper} renews the turns this instance runs (the
+ * heartbeat), then {@link #sweep} takes care of runs no event wakes: sub-agents whose turn's lease
+ * expired are woken, so a turn a dead worker held is taken again; runs past their deadline are
+ * failed. Safe with several copies running: waking takes the turn by a conditional write, and
+ * failing moves statuses once.
  */
 @Component
-class RunSweeper {
+class RunSweeper implements LeasedWork {
 
   private static final Logger log = LoggerFactory.getLogger(RunSweeper.class);
 
   private final AgentLoop loop;
+  private final Leases turns;
 
-  RunSweeper(AgentLoop loop) {
+  RunSweeper(AgentLoop loop, Leases turns) {
     this.loop = loop;
+    this.turns = turns;
   }
 
-  @Scheduled(
-      fixedDelayString = "${agentrt.agent-loop.sweep-interval:5s}",
-      initialDelayString = "${agentrt.agent-loop.sweep-interval:5s}")
-  void sweep() {
+  @Override
+  public Leases leases() {
+    return turns;
+  }
+
+  @Override
+  public void sweep() {
     for (String subAgentId : loop.expiredTurns()) {
       log.info("turn of sub-agent {} outlived its lease; taking it again", subAgentId);
       try {

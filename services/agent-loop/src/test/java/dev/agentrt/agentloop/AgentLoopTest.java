@@ -53,7 +53,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -106,6 +105,14 @@ class AgentLoopTest {
 
   /** Limits the tests reach: the researcher's own maxSteps (3) is the tighter step limit. */
   private static final RunLimits LIMITS = new RunLimits(25, 1000, 0.9, Duration.ofMinutes(10), 3);
+
+  /** At most 3 tool calls of a turn run, so a test reaches the bound. */
+  static final AgentLoopProperties PROPERTIES =
+      new AgentLoopProperties(
+          3,
+          Duration.ofMillis(10),
+          Duration.ofSeconds(5), // generous: a held model step must not time out on a busy box
+          3);
 
   private static final MongoCommands COMMANDS = new MongoCommands();
 
@@ -253,6 +260,40 @@ class AgentLoopTest {
     assertThat(subAgent().status()).isEqualTo(SubAgentStatus.completed);
     await().until(() -> task().outbox().isEmpty());
     await().untilAsserted(() -> assertThat(subAgent().turn()).as("the turn is released").isNull());
+  }
+
+  @Test
+  void theToolCallsOfATurnPastItsLimitAreNotRunAndTheModelReadsWhy() {
+    ModelToolCall[] five = new ModelToolCall[5];
+    for (int i = 0; i < five.length; i++) {
+      five[i] = new ModelToolCall("call_" + i, "search_docs", "{\"query\":\"q" + i + "\"}");
+    }
+    model.callsTools(five).replies("Done with three.");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> subAgent().turn() == null);
+    assertThat(toolCalls())
+        .as("the first %d run", PROPERTIES.maxToolCallsPerTurn())
+        .extracting(ToolCall::modelCallId)
+        .containsExactlyInAnyOrder("call_0", "call_1", "call_2");
+    assertThat(conversations.messages(subAgent.id()))
+        .filteredOn(m -> m.role().equals(SubAgentMessage.TOOL))
+        .extracting(SubAgentMessage::toolCallId)
+        .containsExactly("call_3", "call_4");
+    assertThat(runPendingCalls()).hasSize(3);
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    List<ModelMessage> seen = model.requests().getLast().messages();
+    assertThat(seen).filteredOn(m -> m.role().equals("tool")).hasSize(5);
+    assertThat(seen)
+        .filteredOn(m -> "call_4".equals(m.toolCallId()))
+        .singleElement()
+        .satisfies(
+            m ->
+                assertThat(m.content())
+                    .contains("\"error_type\":\"too_many_tool_calls\"")
+                    .contains("at most 3 tool calls"));
   }
 
   @Test
@@ -437,7 +478,7 @@ class AgentLoopTest {
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(subAgent.id())),
         new org.springframework.data.mongodb.core.query.Update()
-            .set("turn", new SubAgent.Turn(2, Instant.now().minusSeconds(1))),
+            .set("turn", new SubAgent.Turn(2, "a-dead-instance", Instant.now().minusSeconds(1))),
         SubAgent.class);
 
     assertThat(loop.expiredTurns()).contains(subAgent.id()); // the store is shared by the tests
@@ -671,7 +712,13 @@ class AgentLoopTest {
     SubAgentMessage answer = lastAnswer();
     OutcomeRecorder recorder =
         new OutcomeRecorder(
-            mongo, conversations, outbox, new EventCodec(), new UsageCounter(mongo), ledger);
+            mongo,
+            conversations,
+            outbox,
+            new EventCodec(),
+            new UsageCounter(mongo),
+            ledger,
+            PROPERTIES);
 
     loop.wake(subAgent.id()); // a redelivered event: the answer's outcome is applied again
     recorder.apply(subAgent(), answer);
@@ -700,7 +747,13 @@ class AgentLoopTest {
     long messages = conversations.messages(subAgent.id()).size();
     OutcomeRecorder recorder =
         new OutcomeRecorder(
-            mongo, conversations, outbox, new EventCodec(), new UsageCounter(mongo), ledger);
+            mongo,
+            conversations,
+            outbox,
+            new EventCodec(),
+            new UsageCounter(mongo),
+            ledger,
+            PROPERTIES);
 
     Optional<SubAgentMessage> late =
         recorder.storeAnswer(
@@ -803,25 +856,27 @@ class AgentLoopTest {
     return loopWith(limits, model, Executors.newVirtualThreadPerTaskExecutor());
   }
 
-  /** A copy of the loop with its own model, running its turns on these threads. */
-  private AgentLoop loopWith(RunLimits limits, ScriptedModel model, Executor turns) {
-    AgentLoopProperties properties =
-        new AgentLoopProperties(
-            3,
-            Duration.ofMillis(10),
-            Duration.ofSeconds(5), // generous: a held model step must not time out on a busy box
-            Duration.ofMinutes(1),
-            Duration.ofSeconds(5));
+  /**
+   * A copy of the loop (an instance of the service: its own holds) with its own model, running its
+   * turns on these threads. Nothing renews its holds: a minute is longer than any test.
+   */
+  private AgentLoop loopWith(RunLimits limits, ScriptedModel model, ExecutorService turns) {
     return new AgentLoop(
         mongo,
         conversations,
         AGENTS,
-        new ModelCaller(model, properties, new SimpleMeterRegistry()),
+        new ModelCaller(model, PROPERTIES, new SimpleMeterRegistry()),
         new OutcomeRecorder(
-            mongo, conversations, outbox, new EventCodec(), new UsageCounter(mongo), ledger),
+            mongo,
+            conversations,
+            outbox,
+            new EventCodec(),
+            new UsageCounter(mongo),
+            ledger,
+            PROPERTIES),
         new OutputSchemaCheck(),
-        properties,
         limits,
+        AgentLoopConfiguration.turnLeases(mongo, Duration.ofMinutes(1)),
         turns,
         ledger);
   }
@@ -845,7 +900,9 @@ class AgentLoopTest {
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(subAgent.id())),
         new org.springframework.data.mongodb.core.query.Update()
-            .set("turn", new SubAgent.Turn(answered, Instant.now().plusSeconds(60))),
+            .set(
+                "turn",
+                new SubAgent.Turn(answered, "a-dead-instance", Instant.now().plusSeconds(60))),
         SubAgent.class);
     conversations.insertAt(
         SubAgentIds.of(subAgent),

@@ -1,0 +1,45 @@
+package dev.agentrt.agentloop;
+
+import dev.agentrt.events.TaskCancelled;
+import dev.agentrt.events.Topics;
+import dev.agentrt.platform.messaging.IncomingEvents;
+import dev.agentrt.store.Leases;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.stereotype.Component;
+
+/**
+ * A cancelled task's turn stops at once: its model call is abandoned instead of running on until
+ * the next renewal of the turn's lease finds the sub-agent cancelled. Any instance may run the
+ * turn, so every instance hears every cancellation: each reads the topic in a consumer group of its
+ * own (named after its holder id), from the newest record, as it holds no turn from before it
+ * started.
+ */
+@Component
+class TaskCancelledListener {
+
+  private static final Logger log = LoggerFactory.getLogger(TaskCancelledListener.class);
+
+  private final IncomingEvents events;
+  private final Leases turns;
+
+  TaskCancelledListener(IncomingEvents events, Leases turns) {
+    this.events = events;
+    this.turns = turns;
+  }
+
+  @KafkaListener(
+      topics = Topics.TASKS,
+      groupId = "${spring.application.name}-cancellations-#{@turnLeases.holder()}",
+      concurrency = "1",
+      properties = "auto.offset.reset=latest")
+  void on(ConsumerRecord<String, byte[]> record) {
+    if (events.decode(record) instanceof TaskCancelled cancelled
+        && cancelled.subAgentId() != null
+        && turns.interrupt(cancelled.subAgentId())) {
+      log.info("turn of sub-agent {} interrupted: its task was cancelled", cancelled.subAgentId());
+    }
+  }
+}
