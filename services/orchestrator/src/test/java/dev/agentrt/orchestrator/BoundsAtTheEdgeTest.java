@@ -1,0 +1,363 @@
+package dev.agentrt.orchestrator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Collections;
+import dev.agentrt.store.Ids;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublisher;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The orchestrator as it runs (a real KRaft broker, the real MongoDB-protocol server, the offline
+ * model, Tomcat on a port) under what a careless or hostile client sends: a burst of messages into
+ * one chat, bodies over the size limit, more event streams than a chat may hold. It answers each
+ * with a 4xx and a reason, never a 5xx, and stores nothing it refused.
+ *
+ * <p>The orchestrator's clock stands still ({@link #MINUTE}), so the whole burst falls in one
+ * minute however slow the machine is.
+ */
+class BoundsAtTheEdgeTest {
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final Clock MINUTE =
+      Clock.fixed(Instant.parse("2026-11-22T12:00:00Z"), ZoneOffset.UTC);
+  private static final int MESSAGES_PER_MINUTE = 30; // the default
+  private static final int MAX_BODY = 1024 * 1024; // the default
+
+  private static EmbeddedKafkaKraftBroker kafka;
+  private static MongoServer mongoServer;
+  private static ConfigurableApplicationContext app;
+  private static MongoTemplate mongo;
+  private static HttpClient http;
+  private static int port;
+
+  @BeforeAll
+  static void start() {
+    kafka = new EmbeddedKafkaKraftBroker(1, 1);
+    kafka.afterPropertiesSet();
+    mongoServer = new MongoServer(new MemoryBackend());
+    String mongoUri = "mongodb://127.0.0.1:" + mongoServer.bind().getPort() + "/agentrt";
+    app =
+        new SpringApplicationBuilder(OrchestratorApplication.class)
+            .initializers(context -> context.getBeanFactory().registerSingleton("clock", MINUTE))
+            .run(
+                "--spring.kafka.bootstrap-servers=" + kafka.getBrokersAsString(),
+                "--spring.mongodb.uri=" + mongoUri,
+                "--server.port=0",
+                "--agentrt.events.max-streams-per-chat=1",
+                "--agentrt.events.poll-interval=20ms",
+                "--agentrt.events.heartbeat=50ms");
+    mongo = app.getBean(MongoTemplate.class);
+    port = Integer.parseInt(app.getEnvironment().getProperty("local.server.port"));
+    http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (http != null) {
+      http.close();
+    }
+    if (app != null) {
+      app.close();
+    }
+    mongoServer.shutdownNow();
+    kafka.destroy();
+  }
+
+  @Test
+  void aThousandMessagesAtOnceIntoOneChatTakeTheMinutesLimitAndRefuseTheRestWith429()
+      throws Exception {
+    String chatId = newChat();
+    int total = 1_000;
+    int threads = 8;
+    AtomicInteger next = new AtomicInteger();
+    CyclicBarrier start = new CyclicBarrier(threads);
+    Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
+    Set<String> retryAfters = ConcurrentHashMap.newKeySet();
+    Set<String> accepted = ConcurrentHashMap.newKeySet();
+    List<Future<?>> posters = new ArrayList<>();
+    try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+      for (int t = 0; t < threads; t++) {
+        posters.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int i = next.getAndIncrement(); i < total; i = next.getAndIncrement()) {
+                    HttpResponse<String> response =
+                        post("/api/chats/" + chatId + "/messages", message("message " + i));
+                    statuses
+                        .computeIfAbsent(response.statusCode(), s -> new AtomicInteger())
+                        .incrementAndGet();
+                    if (response.statusCode() == 202) {
+                      accepted.add(JSON.readTree(response.body()).path("id").asString());
+                    } else {
+                      response.headers().firstValue("Retry-After").ifPresent(retryAfters::add);
+                    }
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> poster : posters) {
+        poster.get();
+      }
+    }
+
+    assertThat(statuses.keySet()).as("only 202 and 429, never a 5xx").containsOnly(202, 429);
+    assertThat(statuses.get(202).get()).isEqualTo(MESSAGES_PER_MINUTE);
+    assertThat(statuses.get(429).get()).isEqualTo(total - MESSAGES_PER_MINUTE);
+    assertThat(retryAfters).as("the minute frees in 60 s").containsExactly("60");
+    assertThat(accepted).hasSize(MESSAGES_PER_MINUTE);
+    assertThat(personsMessages(chatId))
+        .as("every accepted message stored once, nothing of the refused ones")
+        .extracting(ChatMessage::id)
+        .containsExactlyInAnyOrderElementsOf(accepted);
+    assertThat(recentTimes(chatId)).as("the window's memory").hasSize(MESSAGES_PER_MINUTE);
+
+    // The OpenAI-compatible endpoint counts the same messages, and refuses like OpenAI does.
+    HttpResponse<String> openAi =
+        http.send(
+            HttpRequest.newBuilder(uri("/v1/chat/completions"))
+                .header("Content-Type", "application/json")
+                .header("X-Chat-Id", chatId)
+                .POST(
+                    BodyPublishers.ofString(
+                        "{\"messages\":[{\"role\":\"user\",\"content\":\"one more\"}]}"))
+                .build(),
+            BodyHandlers.ofString());
+    assertThat(openAi.statusCode()).isEqualTo(429);
+    assertThat(openAi.headers().firstValue("Retry-After")).hasValue("60");
+    assertThat(JSON.readTree(openAi.body()).path("error").path("code").asString())
+        .isEqualTo("rate_limit_exceeded");
+
+    // The accepted ones go on through the broker to their decisions, each answered once.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(answers(chatId))
+                    .extracting(ChatMessage::id)
+                    .containsExactlyInAnyOrderElementsOf(
+                        accepted.stream().map(id -> Ids.derived(id, "answer")).toList()));
+    assertThat(personsMessages(chatId)).hasSize(MESSAGES_PER_MINUTE);
+  }
+
+  @Test
+  void aBodyOverTheLimitIsRefusedWith413InEachApisShapeWhetherItsLengthIsDeclaredOrNot()
+      throws Exception {
+    String chatId = newChat();
+    String messages = "/api/chats/" + chatId + "/messages";
+    String completions = "/v1/chat/completions";
+    String reason = "the request body is larger than 1048576 bytes (agentrt.http.max-request-size)";
+
+    for (boolean chunked : List.of(false, true)) {
+      HttpResponse<String> chat = post(messages, oversize(chunked));
+      assertThat(chat.statusCode()).as("chunked: %s", chunked).isEqualTo(413);
+      assertThat(chat.headers().firstValue("Content-Type"))
+          .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
+      assertThat(JSON.readTree(chat.body()).path("detail").asString()).isEqualTo(reason);
+
+      HttpResponse<String> openAi = post(completions, oversize(chunked));
+      assertThat(openAi.statusCode()).as("chunked: %s", chunked).isEqualTo(413);
+      JsonNode error = JSON.readTree(openAi.body()).path("error");
+      assertThat(error.path("message").asString()).isEqualTo(reason);
+      assertThat(error.path("code").asString()).isEqualTo("request_too_large");
+    }
+    assertThat(personsMessages(chatId)).isEmpty();
+
+    HttpResponse<String> small = post(messages, chunked(message("a chunked body under the limit")));
+    assertThat(small.statusCode()).isEqualTo(202);
+    assertThat(personsMessages(chatId))
+        .extracting(ChatMessage::content)
+        .containsExactly("a chunked body under the limit");
+  }
+
+  @Test
+  void aChatHoldsNoMoreStreamsThanItsLimitAndAClosedStreamsPlaceIsTakenAgain() throws Exception {
+    String chatId = newChat();
+    Socket first = openStream(chatId);
+    assertThat(statusLine(first)).isEqualTo("HTTP/1.1 200 ");
+
+    HttpResponse<String> second =
+        http.send(
+            HttpRequest.newBuilder(uri("/api/chats/" + chatId + "/events"))
+                .header("Accept", "text/event-stream")
+                .build(),
+            BodyHandlers.ofString());
+    assertThat(second.statusCode()).isEqualTo(429);
+    assertThat(JSON.readTree(second.body()).path("detail").asString())
+        .isEqualTo(
+            "chat "
+                + chatId
+                + " has 1 streams open, the most one chat may have"
+                + " (agentrt.events.max-streams-per-chat); close one first");
+
+    first.close(); // the client goes away; the stream's next heartbeat finds it gone
+    List<Socket> opened = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              Socket again = openStream(chatId);
+              opened.add(again);
+              return statusLine(again).startsWith("HTTP/1.1 200");
+            });
+    for (Socket socket : opened) {
+      socket.close();
+    }
+  }
+
+  // --- helpers --------------------------------------------------------------------------------
+
+  private static String newChat() throws Exception {
+    HttpResponse<String> created = post("/api/chats", BodyPublishers.ofString("{\"title\":\"t\"}"));
+    assertThat(created.statusCode()).isEqualTo(201);
+    return JSON.readTree(created.body()).path("id").asString();
+  }
+
+  private static BodyPublisher message(String content) {
+    return BodyPublishers.ofString("{\"content\":\"" + content + "\"}");
+  }
+
+  /**
+   * A valid request for either API, padded with a field both ignore to just over the limit; {@code
+   * chunked}: without a declared length.
+   */
+  private static BodyPublisher oversize(boolean chunked) {
+    String body =
+        "{\"content\":\"hi\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"padding\":\""
+            + "x".repeat(MAX_BODY)
+            + "\"}";
+    return chunked ? chunked(BodyPublishers.ofString(body)) : BodyPublishers.ofString(body);
+  }
+
+  /** The same bytes, sent chunked: the server learns their length only by reading them. */
+  private static BodyPublisher chunked(BodyPublisher body) {
+    byte[] bytes = bytes(body);
+    return BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes));
+  }
+
+  private static byte[] bytes(BodyPublisher publisher) {
+    var collected = new java.io.ByteArrayOutputStream();
+    var done = new java.util.concurrent.CompletableFuture<Void>();
+    publisher.subscribe(
+        new java.util.concurrent.Flow.Subscriber<java.nio.ByteBuffer>() {
+          @Override
+          public void onSubscribe(java.util.concurrent.Flow.Subscription subscription) {
+            subscription.request(Long.MAX_VALUE);
+          }
+
+          @Override
+          public void onNext(java.nio.ByteBuffer item) {
+            byte[] chunk = new byte[item.remaining()];
+            item.get(chunk);
+            collected.writeBytes(chunk);
+          }
+
+          @Override
+          public void onError(Throwable throwable) {
+            done.completeExceptionally(throwable);
+          }
+
+          @Override
+          public void onComplete() {
+            done.complete(null);
+          }
+        });
+    done.join();
+    return collected.toByteArray();
+  }
+
+  private static HttpResponse<String> post(String path, BodyPublisher body) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(uri(path))
+            .header("Content-Type", "application/json")
+            .POST(body)
+            .build(),
+        BodyHandlers.ofString());
+  }
+
+  private static URI uri(String path) {
+    return URI.create("http://127.0.0.1:" + port + path);
+  }
+
+  private static Socket openStream(String chatId) throws IOException {
+    Socket socket = new Socket("127.0.0.1", port);
+    socket.setSoTimeout(10_000);
+    socket
+        .getOutputStream()
+        .write(
+            ("GET /api/chats/"
+                    + chatId
+                    + "/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+    return socket;
+  }
+
+  private static String statusLine(Socket socket) throws IOException {
+    InputStream in = socket.getInputStream();
+    StringBuilder line = new StringBuilder();
+    for (int c = in.read(); c != -1 && c != '\r'; c = in.read()) {
+      line.append((char) c);
+    }
+    return line.toString();
+  }
+
+  private static List<ChatMessage> personsMessages(String chatId) {
+    return mongo.find(
+        Query.query(Criteria.where("chatId").is(chatId).and("role").is(ChatMessage.USER)),
+        ChatMessage.class);
+  }
+
+  private static List<ChatMessage> answers(String chatId) {
+    return mongo.find(
+        Query.query(Criteria.where("chatId").is(chatId).and("role").is(ChatMessage.ASSISTANT)),
+        ChatMessage.class);
+  }
+
+  private static List<Date> recentTimes(String chatId) {
+    Document chat =
+        mongo.getCollection(Collections.CHATS).find(new Document("_id", chatId)).first();
+    return chat.getList("recentMessages", Date.class);
+  }
+}
