@@ -218,19 +218,15 @@ class BoundsAtTheEdgeTest {
     Socket first = openStream(chatId);
     assertThat(statusLine(first)).isEqualTo("HTTP/1.1 200 ");
 
-    HttpResponse<String> second =
-        http.send(
-            HttpRequest.newBuilder(uri("/api/chats/" + chatId + "/events"))
-                .header("Accept", "text/event-stream")
-                .build(),
-            BodyHandlers.ofString());
-    assertThat(second.statusCode()).isEqualTo(429);
-    assertThat(JSON.readTree(second.body()).path("detail").asString())
-        .isEqualTo(
-            "chat "
-                + chatId
-                + " has 1 streams open, the most one chat may have"
-                + " (agentrt.events.max-streams-per-chat); close one first");
+    try (Socket second = openStream(chatId)) {
+      assertThat(statusLine(second)).isEqualTo("HTTP/1.1 429 ");
+      assertThat(JSON.readTree(body(second)).path("detail").asString())
+          .isEqualTo(
+              "chat "
+                  + chatId
+                  + " has 1 streams open, the most one chat may have"
+                  + " (agentrt.events.max-streams-per-chat); close one first");
+    }
 
     first.close(); // the client goes away; the stream's next heartbeat finds it gone
     List<Socket> opened = new ArrayList<>();
@@ -335,12 +331,37 @@ class BoundsAtTheEdgeTest {
   }
 
   private static String statusLine(Socket socket) throws IOException {
-    InputStream in = socket.getInputStream();
+    return line(socket.getInputStream());
+  }
+
+  /** One line, without its CRLF. */
+  private static String line(InputStream in) throws IOException {
     StringBuilder line = new StringBuilder();
     for (int c = in.read(); c != -1 && c != '\r'; c = in.read()) {
       line.append((char) c);
     }
+    in.read(); // LF
     return line.toString();
+  }
+
+  /** The rest of a response whose status line was read: its chunked body after the headers. */
+  private static String body(Socket socket) throws IOException {
+    InputStream in = socket.getInputStream();
+    String headers = "";
+    while (!headers.endsWith("\r\n\r\n")) {
+      headers += (char) in.read();
+    }
+    assertThat(headers).containsIgnoringCase("Transfer-Encoding: chunked");
+    StringBuilder body = new StringBuilder();
+    for (int size = chunkSize(in); size > 0; size = chunkSize(in)) {
+      body.append(new String(in.readNBytes(size), StandardCharsets.UTF_8));
+      in.readNBytes(2); // CRLF
+    }
+    return body.toString();
+  }
+
+  private static int chunkSize(InputStream in) throws IOException {
+    return Integer.parseInt(line(in), 16);
   }
 
   private static List<ChatMessage> personsMessages(String chatId) {
