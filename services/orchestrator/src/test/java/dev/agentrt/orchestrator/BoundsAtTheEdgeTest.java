@@ -167,8 +167,9 @@ class BoundsAtTheEdgeTest {
             BodyHandlers.ofString());
     assertThat(openAi.statusCode()).isEqualTo(429);
     assertThat(openAi.headers().firstValue("Retry-After")).hasValue("60");
-    assertThat(JSON.readTree(openAi.body()).path("error").path("code").asString())
-        .isEqualTo("rate_limit_exceeded");
+    JsonNode rateLimited = JSON.readTree(openAi.body()).path("error");
+    assertThat(rateLimited.path("type").asString()).isEqualTo("requests");
+    assertThat(rateLimited.path("code").asString()).isEqualTo("rate_limit_exceeded");
 
     // The accepted ones go on through the broker to their decisions, each answered once.
     await()
@@ -191,13 +192,13 @@ class BoundsAtTheEdgeTest {
     String reason = "the request body is larger than 1048576 bytes (agentrt.http.max-request-size)";
 
     for (boolean chunked : List.of(false, true)) {
-      HttpResponse<String> chat = post(messages, oversize(chunked));
+      HttpResponse<String> chat = post(messages, sent(oversize(), chunked));
       assertThat(chat.statusCode()).as("chunked: %s", chunked).isEqualTo(413);
       assertThat(chat.headers().firstValue("Content-Type"))
           .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
       assertThat(JSON.readTree(chat.body()).path("detail").asString()).isEqualTo(reason);
 
-      HttpResponse<String> openAi = post(completions, oversize(chunked));
+      HttpResponse<String> openAi = post(completions, sent(oversize(), chunked));
       assertThat(openAi.statusCode()).as("chunked: %s", chunked).isEqualTo(413);
       JsonNode error = JSON.readTree(openAi.body()).path("error");
       assertThat(error.path("message").asString()).isEqualTo(reason);
@@ -205,7 +206,8 @@ class BoundsAtTheEdgeTest {
     }
     assertThat(personsMessages(chatId)).isEmpty();
 
-    HttpResponse<String> small = post(messages, chunked(message("a chunked body under the limit")));
+    HttpResponse<String> small =
+        post(messages, sent(message("a chunked body under the limit"), true));
     assertThat(small.statusCode()).isEqualTo(202);
     assertThat(personsMessages(chatId))
         .extracting(ChatMessage::content)
@@ -246,62 +248,35 @@ class BoundsAtTheEdgeTest {
   // --- helpers --------------------------------------------------------------------------------
 
   private static String newChat() throws Exception {
-    HttpResponse<String> created = post("/api/chats", BodyPublishers.ofString("{\"title\":\"t\"}"));
+    HttpResponse<String> created = post("/api/chats", "{\"title\":\"t\"}");
     assertThat(created.statusCode()).isEqualTo(201);
     return JSON.readTree(created.body()).path("id").asString();
   }
 
-  private static BodyPublisher message(String content) {
-    return BodyPublishers.ofString("{\"content\":\"" + content + "\"}");
+  private static String message(String content) {
+    return "{\"content\":\"" + content + "\"}";
+  }
+
+  /** A valid request for either API, padded with a field both ignore to just over the limit. */
+  private static String oversize() {
+    return "{\"content\":\"hi\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"padding\":\""
+        + "x".repeat(MAX_BODY)
+        + "\"}";
   }
 
   /**
-   * A valid request for either API, padded with a field both ignore to just over the limit; {@code
-   * chunked}: without a declared length.
+   * {@code body} with its length declared, or {@code chunked}: the server learns its length only by
+   * reading it.
    */
-  private static BodyPublisher oversize(boolean chunked) {
-    String body =
-        "{\"content\":\"hi\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"padding\":\""
-            + "x".repeat(MAX_BODY)
-            + "\"}";
-    return chunked ? chunked(BodyPublishers.ofString(body)) : BodyPublishers.ofString(body);
+  private static BodyPublisher sent(String body, boolean chunked) {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    return chunked
+        ? BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes))
+        : BodyPublishers.ofByteArray(bytes);
   }
 
-  /** The same bytes, sent chunked: the server learns their length only by reading them. */
-  private static BodyPublisher chunked(BodyPublisher body) {
-    byte[] bytes = bytes(body);
-    return BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes));
-  }
-
-  private static byte[] bytes(BodyPublisher publisher) {
-    var collected = new java.io.ByteArrayOutputStream();
-    var done = new java.util.concurrent.CompletableFuture<Void>();
-    publisher.subscribe(
-        new java.util.concurrent.Flow.Subscriber<java.nio.ByteBuffer>() {
-          @Override
-          public void onSubscribe(java.util.concurrent.Flow.Subscription subscription) {
-            subscription.request(Long.MAX_VALUE);
-          }
-
-          @Override
-          public void onNext(java.nio.ByteBuffer item) {
-            byte[] chunk = new byte[item.remaining()];
-            item.get(chunk);
-            collected.writeBytes(chunk);
-          }
-
-          @Override
-          public void onError(Throwable throwable) {
-            done.completeExceptionally(throwable);
-          }
-
-          @Override
-          public void onComplete() {
-            done.complete(null);
-          }
-        });
-    done.join();
-    return collected.toByteArray();
+  private static HttpResponse<String> post(String path, String body) throws Exception {
+    return post(path, BodyPublishers.ofString(body));
   }
 
   private static HttpResponse<String> post(String path, BodyPublisher body) throws Exception {

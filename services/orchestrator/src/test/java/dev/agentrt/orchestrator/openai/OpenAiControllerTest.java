@@ -235,30 +235,6 @@ class OpenAiControllerTest {
   }
 
   @Test
-  void refusesAMessageOverTheChatsLimitPerMinuteAsOpenAisRateLimitAndStoresNothing()
-      throws Exception {
-    String chatId = chatIdOf(http.perform(completion(messages("user", "One"), false)));
-    for (String content : List.of("Two", "Three")) {
-      http.perform(completion(messages("user", content), false).header("X-Chat-Id", chatId))
-          .andExpect(status().isOk());
-    }
-    clock.advance(Duration.ofSeconds(20));
-
-    http.perform(completion(messages("user", "Four"), false).header("X-Chat-Id", chatId))
-        .andExpect(status().isTooManyRequests())
-        .andExpect(header().string("Retry-After", "40"))
-        .andExpect(jsonPath("$.error.type").value("requests"))
-        .andExpect(jsonPath("$.error.code").value("rate_limit_exceeded"))
-        .andExpect(
-            jsonPath("$.error.message")
-                .value(org.hamcrest.Matchers.containsString("has had 3 messages")));
-
-    assertThat(userMessages())
-        .extracting(ChatMessage::content)
-        .containsExactly("One", "Two", "Three");
-  }
-
-  @Test
   void aWaitingRequestHoldsOneOfTheChatsStreamPlacesUntilItEnds() throws Exception {
     String chatId = chatIdOf(http.perform(completion(messages("user", "One"), false)));
     // The place the first request held is free again: one place per chat here.
