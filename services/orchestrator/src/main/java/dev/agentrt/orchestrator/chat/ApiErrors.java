@@ -1,5 +1,6 @@
 package dev.agentrt.orchestrator.chat;
 
+import dev.agentrt.orchestrator.http.RequestTooLargeException;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
@@ -15,7 +16,9 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 
 /**
  * Bad requests answer with a problem detail (RFC 9457) whose {@code detail} says what is wrong and
- * where, never a stack trace.
+ * where, never a stack trace: a body that is not JSON {@code 400}, a chunked body read past the
+ * size limit {@code 413}; refusals thrown as {@code ErrorResponseException} ({@code 429} with
+ * {@code Retry-After}, say) keep their status and headers.
  */
 @RestControllerAdvice
 class ApiErrors extends ResponseEntityExceptionHandler {
@@ -40,6 +43,12 @@ class ApiErrors extends ResponseEntityExceptionHandler {
       HttpHeaders headers,
       HttpStatusCode status,
       WebRequest request) {
+    var tooLarge = RequestTooLargeException.in(ex);
+    if (tooLarge.isPresent()) {
+      HttpStatus contentTooLarge = HttpStatus.CONTENT_TOO_LARGE;
+      return ResponseEntity.status(contentTooLarge)
+          .body(ProblemDetail.forStatusAndDetail(contentTooLarge, tooLarge.get().getMessage()));
+    }
     return ResponseEntity.badRequest()
         .body(
             ProblemDetail.forStatusAndDetail(

@@ -29,13 +29,20 @@ public class Chats {
   private final Outbox outbox;
   private final EventCodec codec;
   private final RunLedger ledger;
+  private final ChatMessageRate rate;
   private final Clock clock;
 
-  public Chats(MongoTemplate mongo, Outbox outbox, EventCodec codec, RunLedger ledger) {
+  public Chats(
+      MongoTemplate mongo,
+      Outbox outbox,
+      EventCodec codec,
+      RunLedger ledger,
+      ChatMessageRate rate) {
     this.mongo = mongo;
     this.outbox = outbox;
     this.codec = codec;
     this.ledger = ledger;
+    this.rate = rate;
     this.clock = Clock.systemUTC();
   }
 
@@ -59,8 +66,12 @@ public class Chats {
    * Stores the person's message, with the model chosen for it (null: the chat's), and the event
    * that announces it. When the broker is not reachable right now the message is still accepted:
    * the outbox relay publishes it later.
+   *
+   * @throws TooManyMessagesException when the chat has had its limit of messages in the last
+   *     minute; nothing is stored then
    */
   public ChatMessage postUserMessage(String chatId, String content, @Nullable String model) {
+    rate.admit(chatId);
     String id = Ids.fresh();
     Instant now = clock.instant();
     OutboxEntry added =

@@ -30,7 +30,8 @@ import tools.jackson.databind.json.JsonMapper;
  * Last-Event-ID} or {@code ?after=} it starts after that position, so a client that reconnects gets
  * exactly what it missed, then goes live. Each stream follows the durable ledger on a virtual
  * thread of its own; any number of orchestrator copies can serve any chat, and no run waits for a
- * client.
+ * client. A stream holds one of {@link StreamSlots}' places until it ends, however it ends (the
+ * client gone, the timeout, an error, shut-down): over the limit {@code 429}.
  */
 @RestController
 @EnableConfigurationProperties(EventsProperties.class)
@@ -41,14 +42,20 @@ class ChatEventsController implements DisposableBean {
   private final Chats chats;
   private final RunLedger ledger;
   private final EventsProperties properties;
+  private final StreamSlots slots;
   private final JsonMapper json;
   private final Set<AtomicBoolean> open = ConcurrentHashMap.newKeySet();
 
   ChatEventsController(
-      Chats chats, RunLedger ledger, EventsProperties properties, JsonMapper json) {
+      Chats chats,
+      RunLedger ledger,
+      EventsProperties properties,
+      StreamSlots slots,
+      JsonMapper json) {
     this.chats = chats;
     this.ledger = ledger;
     this.properties = properties;
+    this.slots = slots;
     this.json = json;
   }
 
@@ -64,6 +71,7 @@ class ChatEventsController implements DisposableBean {
         lastEventId != null
             ? position("Last-Event-ID", lastEventId)
             : after != null ? position("after", after) : 0;
+    StreamSlots.Slot slot = slots.take(chatId);
     SseEmitter emitter = new SseEmitter(properties.streamTimeout().toMillis());
     AtomicBoolean streaming = new AtomicBoolean(true);
     open.add(streaming);
@@ -71,6 +79,7 @@ class ChatEventsController implements DisposableBean {
         () -> {
           streaming.set(false);
           open.remove(streaming);
+          slot.close();
         };
     emitter.onCompletion(close);
     emitter.onTimeout(close);
@@ -79,12 +88,16 @@ class ChatEventsController implements DisposableBean {
         new LedgerFollower(ledger, properties, Clock.systemUTC(), chatId, start);
     Thread.ofVirtual()
         .name("events-" + chatId)
-        .start(() -> follow(chatId, follower, emitter, streaming));
+        .start(() -> follow(chatId, follower, emitter, streaming, close));
     return emitter;
   }
 
   private void follow(
-      String chatId, LedgerFollower follower, SseEmitter emitter, AtomicBoolean streaming) {
+      String chatId,
+      LedgerFollower follower,
+      SseEmitter emitter,
+      AtomicBoolean streaming,
+      Runnable close) {
     try {
       emitter.send(SseEmitter.event().reconnectTime(1000).comment("following chat " + chatId));
       follower.follow(
@@ -114,8 +127,7 @@ class ChatEventsController implements DisposableBean {
       log.warn("event stream of chat {} failed: {}", chatId, e.toString());
       emitter.completeWithError(e);
     } finally {
-      streaming.set(false);
-      open.remove(streaming);
+      close.run();
     }
   }
 

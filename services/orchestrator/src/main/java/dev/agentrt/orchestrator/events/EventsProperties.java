@@ -5,7 +5,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * How the chat event stream follows the ledger.
+ * How the chat event stream follows the ledger, and how many streams this orchestrator serves.
  *
  * @param pollInterval how often a stream looks for new events
  * @param heartbeat how long a stream may stay silent before it sends a comment line
@@ -13,10 +13,25 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     position is taken before its event is written, so a later event can be visible first; a
  *     position whose event was a duplicate never fills)
  * @param streamTimeout how long one connection lasts; the client reconnects with Last-Event-ID
+ * @param maxStreamsPerChat streams one chat may have open on this orchestrator at once
+ * @param maxStreams streams this orchestrator serves at once, all chats together
  */
 @ConfigurationProperties("agentrt.events")
 public record EventsProperties(
     @DefaultValue("200ms") Duration pollInterval,
     @DefaultValue("15s") Duration heartbeat,
     @DefaultValue("2s") Duration gapGrace,
-    @DefaultValue("30m") Duration streamTimeout) {}
+    @DefaultValue("30m") Duration streamTimeout,
+    @DefaultValue("8") int maxStreamsPerChat,
+    @DefaultValue("1000") int maxStreams) {
+
+  public EventsProperties {
+    if (maxStreamsPerChat < 1 || maxStreams < 1) {
+      throw new IllegalArgumentException(
+          "agentrt.events.max-streams-per-chat and max-streams must be at least 1, got: "
+              + maxStreamsPerChat
+              + " and "
+              + maxStreams);
+    }
+  }
+}

@@ -3,7 +3,9 @@ package dev.agentrt.orchestrator.openai;
 import dev.agentrt.orchestrator.chat.Chats;
 import dev.agentrt.orchestrator.events.EventsProperties;
 import dev.agentrt.orchestrator.events.LedgerFollower;
+import dev.agentrt.orchestrator.events.StreamSlots;
 import dev.agentrt.orchestrator.events.StreamedEvent;
+import dev.agentrt.orchestrator.http.RequestTooLargeException;
 import dev.agentrt.orchestrator.models.ModelNames;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.RunEvent;
@@ -21,9 +23,12 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.ErrorResponseException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -41,7 +46,8 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>Threading: the request waits for the reply by polling MongoDB, blocking its request thread;
  * the services run Tomcat on virtual threads ({@code spring.threads.virtual.enabled}), so a waiting
- * request holds no platform thread.
+ * request holds no platform thread. Streamed or not, a waiting request holds one of {@link
+ * StreamSlots}' places, as a chat's event stream does.
  */
 @RestController
 @RequestMapping("/v1")
@@ -59,6 +65,7 @@ class OpenAiController {
   private final ModelNames models;
   private final RunLedger ledger;
   private final EventsProperties events;
+  private final StreamSlots slots;
   private final long created = Instant.now().getEpochSecond();
 
   OpenAiController(
@@ -66,12 +73,14 @@ class OpenAiController {
       Conversations conversations,
       ModelNames models,
       RunLedger ledger,
-      EventsProperties events) {
+      EventsProperties events,
+      StreamSlots slots) {
     this.chats = chats;
     this.conversations = conversations;
     this.models = models;
     this.ledger = ledger;
     this.events = events;
+    this.slots = slots;
   }
 
   @GetMapping("/models")
@@ -95,19 +104,21 @@ class OpenAiController {
     CompletionRequest request = CompletionRequest.parse(body);
     String model = modelFor(request.model());
     String chatId = chatFor(chatIdHeader, request);
-    ChatMessage question = chats.postUserMessage(chatId, request.lastUserMessage(), model);
-    if (request.stream()) {
-      stream(question, response);
-      return null;
+    try (StreamSlots.Slot waiting = slots.take(chatId)) {
+      ChatMessage question = chats.postUserMessage(chatId, request.lastUserMessage(), model);
+      if (request.stream()) {
+        stream(question, response);
+        return null;
+      }
+      Optional<ChatMessage> reply = conversations.awaitReply(question);
+      if (reply.isEmpty()) {
+        return error(noReply(chatId), chatId, HttpHeaders.EMPTY);
+      }
+      return ResponseEntity.ok()
+          .header(CHAT_ID, chatId)
+          .contentType(MediaType.APPLICATION_JSON)
+          .body(completion(reply.get()));
     }
-    Optional<ChatMessage> reply = conversations.awaitReply(question);
-    if (reply.isEmpty()) {
-      return error(noReply(chatId), chatId);
-    }
-    return ResponseEntity.ok()
-        .header(CHAT_ID, chatId)
-        .contentType(MediaType.APPLICATION_JSON)
-        .body(completion(reply.get()));
   }
 
   /**
@@ -306,7 +317,44 @@ class OpenAiController {
 
   @ExceptionHandler(OpenAiException.class)
   ResponseEntity<ObjectNode> refused(OpenAiException e) {
-    return error(e, null);
+    return error(e, null, HttpHeaders.EMPTY);
+  }
+
+  /**
+   * What the shared parts refuse (too many messages in the chat, too many streams), with its status
+   * and headers; a {@code 429} as OpenAI's own rate limit, so OpenAI clients back off and retry.
+   */
+  @ExceptionHandler(ErrorResponseException.class)
+  ResponseEntity<ObjectNode> refused(ErrorResponseException e) {
+    HttpStatus status = HttpStatus.valueOf(e.getStatusCode().value());
+    boolean rateLimited = status == HttpStatus.TOO_MANY_REQUESTS;
+    String detail = e.getBody().getDetail();
+    return error(
+        new OpenAiException(
+            status,
+            detail == null ? status.getReasonPhrase() : detail,
+            rateLimited ? "requests" : OpenAiException.INVALID_REQUEST,
+            null,
+            rateLimited ? "rate_limit_exceeded" : null),
+        null,
+        e.getHeaders());
+  }
+
+  /** A body that could not be read: a chunked body past the size limit ({@code 413}) or cut off. */
+  @ExceptionHandler(HttpMessageNotReadableException.class)
+  ResponseEntity<ObjectNode> unreadable(HttpMessageNotReadableException e) {
+    OpenAiException refusal =
+        RequestTooLargeException.in(e)
+            .map(
+                tooLarge ->
+                    new OpenAiException(
+                        HttpStatus.CONTENT_TOO_LARGE,
+                        tooLarge.getMessage(),
+                        OpenAiException.INVALID_REQUEST,
+                        null,
+                        "request_too_large"))
+            .orElseGet(() -> OpenAiException.invalid("the request body could not be read", null));
+    return error(refusal, null, HttpHeaders.EMPTY);
   }
 
   @ExceptionHandler(Exception.class)
@@ -319,10 +367,12 @@ class OpenAiController {
             "server_error",
             null,
             null),
-        null);
+        null,
+        HttpHeaders.EMPTY);
   }
 
-  private static ResponseEntity<ObjectNode> error(OpenAiException e, @Nullable String chatId) {
+  private static ResponseEntity<ObjectNode> error(
+      OpenAiException e, @Nullable String chatId, HttpHeaders headers) {
     ObjectNode body = JSON.createObjectNode();
     ObjectNode error = body.putObject("error").put("message", e.getMessage()).put("type", e.type());
     if (e.param() != null) {
@@ -332,7 +382,7 @@ class OpenAiController {
       error.put("code", e.code());
     }
     ResponseEntity.BodyBuilder response =
-        ResponseEntity.status(e.status()).contentType(MediaType.APPLICATION_JSON);
+        ResponseEntity.status(e.status()).contentType(MediaType.APPLICATION_JSON).headers(headers);
     if (chatId != null) {
       response.header(CHAT_ID, chatId);
     }

@@ -3,11 +3,13 @@ package dev.agentrt.orchestrator.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.orchestrator.models.Pricing;
+import dev.agentrt.orchestrator.testing.SettableClock;
 import dev.agentrt.orchestrator.testing.TestModels;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
@@ -21,6 +23,7 @@ import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.InMemoryMongo;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +46,7 @@ class ChatControllerTest {
   private static InMemoryMongo database;
   private static MongoTemplate mongo;
 
+  private final SettableClock clock = new SettableClock();
   private MockMvc http;
 
   @BeforeAll
@@ -73,7 +77,12 @@ class ChatControllerTest {
             models);
     ChatController controller =
         new ChatController(
-            new Chats(mongo, new Outbox(noBroker, mongo), new EventCodec(), new RunLedger(mongo)),
+            new Chats(
+                mongo,
+                new Outbox(noBroker, mongo),
+                new EventCodec(),
+                new RunLedger(mongo),
+                new ChatMessageRate(mongo, 2, clock)),
             new ChatTasks(mongo),
             models,
             pricing);
@@ -128,6 +137,36 @@ class ChatControllerTest {
                 .content("{\"content\":\"" + longest + "\"}"))
         .andExpect(status().isAccepted());
     assertThat(mongo.findAll(ChatMessage.class)).hasSize(1);
+  }
+
+  @Test
+  void refusesAMessageOverTheChatsLimitPerMinuteWith429AndStoresNothing() throws Exception {
+    mongo.insert(new Chat("chat-1", "t", Instant.now()));
+    for (String content : List.of("one", "two")) {
+      http.perform(
+              post("/api/chats/chat-1/messages")
+                  .contentType(MediaType.APPLICATION_JSON)
+                  .content("{\"content\":\"" + content + "\"}"))
+          .andExpect(status().isAccepted());
+    }
+    clock.advance(Duration.ofSeconds(15));
+
+    http.perform(
+            post("/api/chats/chat-1/messages")
+                .contentType(MediaType.APPLICATION_JSON)
+                .content("{\"content\":\"three\"}"))
+        .andExpect(status().isTooManyRequests())
+        .andExpect(header().string("Retry-After", "45"))
+        .andExpect(jsonPath("$.status").value(429))
+        .andExpect(
+            jsonPath("$.detail")
+                .value(
+                    "chat chat-1 has had 2 messages in the last minute, the most it takes"
+                        + " (agentrt.orchestrator.max-messages-per-chat-per-minute); try again in"
+                        + " 45 s"));
+    assertThat(mongo.findAll(ChatMessage.class))
+        .extracting(ChatMessage::content)
+        .containsExactly("one", "two");
   }
 
   @Test

@@ -2,17 +2,15 @@ package dev.agentrt.orchestrator.events;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentrt.orchestrator.testing.SettableClock;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.StoreIndexes;
 import dev.agentrt.testing.InMemoryMongo;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +25,12 @@ class LedgerFollowerTest {
 
   private static final EventsProperties PROPERTIES =
       new EventsProperties(
-          Duration.ofMillis(10), Duration.ofSeconds(15), Duration.ofSeconds(2), Duration.ZERO);
+          Duration.ofMillis(10),
+          Duration.ofSeconds(15),
+          Duration.ofSeconds(2),
+          Duration.ZERO,
+          8,
+          1000);
 
   private static InMemoryMongo server;
   private static MongoTemplate mongo;
@@ -155,29 +158,6 @@ class LedgerFollowerTest {
     @Override
     public void heartbeat() {
       heartbeats++;
-    }
-  }
-
-  private static final class SettableClock extends Clock {
-    private Instant now = Instant.now();
-
-    void advance(Duration by) {
-      now = now.plus(by);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
     }
   }
 }

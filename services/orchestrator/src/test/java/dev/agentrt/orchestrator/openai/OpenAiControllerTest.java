@@ -8,8 +8,11 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.orchestrator.chat.ChatMessageRate;
 import dev.agentrt.orchestrator.chat.Chats;
 import dev.agentrt.orchestrator.events.EventsProperties;
+import dev.agentrt.orchestrator.events.StreamSlots;
+import dev.agentrt.orchestrator.testing.SettableClock;
 import dev.agentrt.orchestrator.testing.TestModels;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
@@ -61,6 +64,8 @@ class OpenAiControllerTest {
   /** The reply the "pipeline" stores for a person's message; null: none ever comes. */
   private Function<String, @Nullable String> replies = content -> "You said: " + content;
 
+  private final SettableClock clock = new SettableClock();
+  private StreamSlots slots;
   private MockMvc http;
 
   @BeforeAll
@@ -106,20 +111,30 @@ class OpenAiControllerTest {
         };
     Chats chats =
         new Chats(
-            mongo, new Outbox(replyingPipeline, mongo), new EventCodec(), new RunLedger(mongo));
+            mongo,
+            new Outbox(replyingPipeline, mongo),
+            new EventCodec(),
+            new RunLedger(mongo),
+            new ChatMessageRate(mongo, 3, clock));
     Conversations conversations =
         new Conversations(mongo, Duration.ofMillis(300), Duration.ofMillis(10));
+    EventsProperties events =
+        new EventsProperties(
+            Duration.ofMillis(10),
+            Duration.ofSeconds(15),
+            Duration.ofSeconds(2),
+            Duration.ofMinutes(1),
+            1,
+            1000);
+    slots = new StreamSlots(events);
     OpenAiController controller =
         new OpenAiController(
             chats,
             conversations,
             TestModels.named("offline", "fast"),
             new RunLedger(mongo),
-            new EventsProperties(
-                Duration.ofMillis(10),
-                Duration.ofSeconds(15),
-                Duration.ofSeconds(2),
-                Duration.ofMinutes(1)));
+            events,
+            slots);
     http = MockMvcBuilders.standaloneSetup(controller).build();
   }
 
@@ -217,6 +232,26 @@ class OpenAiControllerTest {
         .andExpect(status().isGatewayTimeout())
         .andExpect(header().exists("X-Chat-Id"))
         .andExpect(jsonPath("$.error.type").value("timeout"));
+  }
+
+  @Test
+  void aWaitingRequestHoldsOneOfTheChatsStreamPlacesUntilItEnds() throws Exception {
+    String chatId = chatIdOf(http.perform(completion(messages("user", "One"), false)));
+    // The place the first request held is free again: one place per chat here.
+    http.perform(completion(messages("user", "Two"), true).header("X-Chat-Id", chatId))
+        .andExpect(status().isOk());
+
+    try (StreamSlots.Slot held = slots.take(chatId)) {
+      http.perform(completion(messages("user", "Three"), false).header("X-Chat-Id", chatId))
+          .andExpect(status().isTooManyRequests())
+          .andExpect(jsonPath("$.error.code").value("rate_limit_exceeded"))
+          .andExpect(
+              jsonPath("$.error.message")
+                  .value(org.hamcrest.Matchers.containsString("max-streams-per-chat")));
+    }
+    assertThat(userMessages()).extracting(ChatMessage::content).containsExactly("One", "Two");
+    http.perform(completion(messages("user", "Three"), false).header("X-Chat-Id", chatId))
+        .andExpect(status().isOk());
   }
 
   // --- replies --------------------------------------------------------------------------------
