@@ -103,7 +103,10 @@ public final class McpServer implements ToolSource, AutoCloseable {
     if (client == null) {
       McpClientTransport transport = transport();
       McpSyncClient fresh =
-          McpClient.sync(transport)
+          McpClient.sync(
+                  transport instanceof StdioClientTransport
+                      ? new SerializedSends(transport)
+                      : transport)
               .clientInfo(new McpSchema.Implementation("agentrt-tool-runner", "1.0"))
               // The runner bounds each call by its tool's timeout; this only bounds a lost answer.
               .requestTimeout(settings.longestTimeout(config.timeout()).plusSeconds(5))
