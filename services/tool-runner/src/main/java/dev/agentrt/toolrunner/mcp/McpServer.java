@@ -42,8 +42,14 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class McpServer implements ToolSource, AutoCloseable {
 
-  /** Lists the SDK brought after a change notification: a slower first listing must not win. */
-  private final AtomicLong relistings = new AtomicLong();
+  /**
+   * Numbers the listings (ours at connect, the SDK's after a change notification) so that a slower
+   * older one never replaces a newer list; the number of the list in place is {@link #inPlace}.
+   */
+  private final AtomicLong listings = new AtomicLong();
+
+  private final Object placing = new Object();
+  private long inPlace;
 
   private static final Logger log = LoggerFactory.getLogger(McpServer.class);
   private static final JsonMapper MAPPER = JsonMapper.builder().build();
@@ -114,8 +120,8 @@ public final class McpServer implements ToolSource, AutoCloseable {
               .toolsChangeConsumer(this::relisted)
               .build();
       try {
-        long before = relistings.get();
         fresh.initialize();
+        long listing = listings.incrementAndGet();
         List<McpSchema.Tool> all = new ArrayList<>();
         String cursor = null;
         do {
@@ -125,9 +131,7 @@ public final class McpServer implements ToolSource, AutoCloseable {
         } while (cursor != null);
         client = fresh;
         exited = watch(transport, fresh);
-        if (relistings.get() == before) {
-          listed(all); // else a list_changed during this listing brought a newer list already
-        }
+        listed(listing, all);
       } catch (RuntimeException e) {
         fresh.close();
         throw e;
@@ -178,17 +182,28 @@ public final class McpServer implements ToolSource, AutoCloseable {
 
   /** The SDK's new list after the server said {@code notifications/tools/list_changed}. */
   private void relisted(List<McpSchema.Tool> listed) {
-    relistings.incrementAndGet();
-    listed(listed);
+    listed(listings.incrementAndGet(), listed);
   }
 
-  private void listed(List<McpSchema.Tool> listed) {
-    tools = listed.stream().map(this::register).toList();
+  /**
+   * Puts the list in place unless a newer one is (a change notification during our listing brought
+   * it). Either way a list is in place when this returns, so {@link #start} never returns before
+   * the tools are known, whichever listing won.
+   */
+  private void listed(long listing, List<McpSchema.Tool> listed) {
+    List<RegisteredTool> registered = listed.stream().map(this::register).toList();
+    synchronized (placing) {
+      if (listing < inPlace) {
+        return;
+      }
+      inPlace = listing;
+      tools = registered;
+    }
     log.info(
         "MCP server {} offers {} tools: {}",
         name,
-        tools.size(),
-        tools.stream().map(RegisteredTool::name).collect(Collectors.joining(", ")));
+        registered.size(),
+        registered.stream().map(RegisteredTool::name).collect(Collectors.joining(", ")));
     listeners.forEach(Runnable::run);
   }
 
