@@ -14,6 +14,7 @@ import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.spec.McpClientTransport;
+import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -247,7 +248,7 @@ public final class McpServer implements ToolSource, AutoCloseable {
       if (!call.isDone()) {
         disconnect(connected);
         throw new ToolException(
-            ErrorType.tool_error, "MCP server " + name + " stopped during the call");
+            ErrorType.tool_error, "MCP server " + name + " stopped during the call", true);
       }
       result = call.join();
     } catch (InterruptedException e) {
@@ -264,8 +265,12 @@ public final class McpServer implements ToolSource, AutoCloseable {
       }
       Throwable cause =
           e instanceof ExecutionException || e instanceof CompletionException ? e.getCause() : e;
+      // A JSON-RPC error is the server's answer; anything else (not reachable, gone, closed,
+      // no answer in time) may pass, so an idempotent tool is tried again.
       throw new ToolException(
-          ErrorType.tool_error, "MCP server " + name + " failed: " + rootMessage(cause));
+          ErrorType.tool_error,
+          "MCP server " + name + " failed: " + rootMessage(cause),
+          !answeredWithAnError(cause));
     }
     String text =
         result.content() == null
@@ -302,6 +307,15 @@ public final class McpServer implements ToolSource, AutoCloseable {
         log.debug("closing MCP server {}: {}", name, e.toString());
       }
     }
+  }
+
+  private static boolean answeredWithAnError(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof McpError) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String rootMessage(Throwable e) {

@@ -258,6 +258,7 @@ class McpServerTest {
     ToolOutcome.Failure failure = (ToolOutcome.Failure) outcome;
     assertThat(failure.errorType()).isEqualTo(ErrorType.tool_error);
     assertThat(failure.message()).containsIgnoringCase("denied");
+    assertThat(failure.transientFailure()).as("the server's own answer: not retried").isFalse();
   }
 
   @Test
@@ -277,6 +278,7 @@ class McpServerTest {
     ToolOutcome.Failure failure = (ToolOutcome.Failure) outcome;
     assertThat(failure.errorType()).isEqualTo(ErrorType.tool_error);
     assertThat(failure.message()).contains("MCP server everything");
+    assertThat(failure.transientFailure()).as("a server gone may come back: retried").isTrue();
     JsonNode again = JSON.readTree(toolbox.run("everything__get-sum", "{\"a\":1,\"b\":1}").json());
     assertThat(again.get("text").asString()).contains("2");
   }
