@@ -46,8 +46,13 @@ class LeaseSweeper {
 
   /** One sweep; returns how many calls it took back. */
   int sweep() {
-    int expired = takeEach(calls::takeBackExpired, runner::resume, "lease expired");
-    int unclaimed = takeEach(calls::claimUnclaimed, runner::start, "never claimed");
+    // Calls to run again hold a permit of max-concurrent-calls, taken before the claim.
+    int expired =
+        takeEach(
+            () -> runner.claimWithPermit(calls::takeBackExpired), runner::resume, "lease expired");
+    int unclaimed =
+        takeEach(
+            () -> runner.claimWithPermit(calls::claimUnclaimed), runner::start, "never claimed");
     int unanswered = takeEach(calls::takeBackUnanswered, runner::startAnswer, "not answered");
     return expired + unclaimed + unanswered;
   }

@@ -12,16 +12,21 @@ import dev.agentrt.toolrunner.tools.RegisteredTool;
 import dev.agentrt.toolrunner.tools.ToolOutcome;
 import dev.agentrt.toolrunner.tools.Toolbox;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +41,12 @@ import org.springframework.stereotype.Component;
  * (DESIGN invariant 4), and the calls of one model turn run at the same time. If this worker dies
  * on the way, the call's lease expires and {@link LeaseSweeper} takes it back: an idempotent tool
  * runs again, any other ends {@code failed} with {@code interrupted}.
+ *
+ * <p>Bounded: a call is claimed only while one of {@code agentrt.tools.max-concurrent-calls}
+ * permits is free, so no claimed call waits for one (its lease would run out meanwhile); otherwise
+ * it stays {@code pending} and the sweeper claims it once a permit is free again. A transient
+ * failure of an idempotent tool is tried again ({@link ToolRetries}); a result is cut to {@code
+ * agentrt.tools.max-result-size} ({@link ResultSizeCap}).
  */
 @Component
 class ToolCallRunner implements DisposableBean {
@@ -50,6 +61,11 @@ class ToolCallRunner implements DisposableBean {
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
   private final Counter executions;
   private final RunLedger ledger;
+  private final Duration lease;
+  private final Semaphore permits;
+  private final int maxCalls;
+  private final ToolRetries retries;
+  private final ResultSizeCap cap;
 
   ToolCallRunner(
       ToolCalls calls,
@@ -65,34 +81,73 @@ class ToolCallRunner implements DisposableBean {
     this.toolbox = toolbox;
     this.agents = agents;
     this.defaultTimeout = properties.timeout();
+    this.lease = properties.lease();
+    this.permits = new Semaphore(properties.maxConcurrentCalls());
+    this.retries = new ToolRetries(properties.retry());
+    this.cap = new ResultSizeCap(properties.maxResultSize().toBytes());
     this.executions =
         Counter.builder("agentrt.tool.executions")
-            .description("Tool executions started by this tool-runner")
+            .description("Tool executions started by this tool-runner, retries included")
             .register(meters);
+    this.maxCalls = properties.maxConcurrentCalls();
+    Gauge.builder("agentrt.tool.calls.in-flight", this, ToolCallRunner::callsInFlight)
+        .description("Tool calls this tool-runner holds a permit for (max-concurrent-calls)")
+        .register(meters);
   }
 
   /**
    * Claims the requested call and starts it in the background.
    *
    * @return whether this runner took the call; {@code false} when someone else has it, it is done,
-   *     or it is not this service's to run (redelivery, a racing copy)
+   *     it is not this service's to run (redelivery, a racing copy), or no permit is free (the
+   *     sweeper claims it later)
    */
   boolean onRequested(ToolCallRequested requested) {
     if (ToolCalls.HANDLED_ELSEWHERE.contains(requested.name())) {
       return false;
     }
-    return calls.claim(requested.toolCallId()).map(this::start).isPresent();
+    Optional<ToolCall> claimed = claimWithPermit(() -> calls.claim(requested.toolCallId()));
+    claimed.ifPresent(this::start);
+    return claimed.isPresent();
   }
 
-  /** Executes a call this worker holds the lease of, in the background. */
+  /**
+   * Makes the claim only if a permit is free, and keeps the permit for the claimed call; {@link
+   * #start} or {@link #resume} gives it back when the call's work ends. With no permit free nothing
+   * is claimed.
+   */
+  Optional<ToolCall> claimWithPermit(Supplier<Optional<ToolCall>> claim) {
+    if (!permits.tryAcquire()) {
+      log.debug("no permit free (agentrt.tools.max-concurrent-calls): nothing claimed");
+      return Optional.empty();
+    }
+    Optional<ToolCall> claimed;
+    try {
+      claimed = claim.get();
+    } catch (RuntimeException e) {
+      permits.release();
+      throw e;
+    }
+    if (claimed.isEmpty()) {
+      permits.release();
+    }
+    return claimed;
+  }
+
+  /** Calls holding a permit: being run, retried, recorded or answered. */
+  int callsInFlight() {
+    return maxCalls - permits.availablePermits();
+  }
+
+  /** Executes a call this worker holds the lease and a permit of, in the background. */
   ToolCall start(ToolCall claimed) {
-    executor.execute(() -> runAndAnswer(claimed));
+    inBackgroundThenRelease(() -> runAndAnswer(claimed));
     return claimed;
   }
 
   /**
-   * Goes on with a running call whose worker died (this worker now holds its lease): an idempotent
-   * tool runs again; any other is not run twice, it fails with {@code interrupted}.
+   * Goes on with a running call whose worker died (this worker now holds its lease and a permit):
+   * an idempotent tool runs again; any other is not run twice, it fails with {@code interrupted}.
    */
   void resume(ToolCall taken) {
     boolean idempotent = toolbox.find(taken.name()).map(RegisteredTool::idempotent).orElse(true);
@@ -100,7 +155,7 @@ class ToolCallRunner implements DisposableBean {
       start(taken);
       return;
     }
-    executor.execute(
+    inBackgroundThenRelease(
         () ->
             recordAndAnswer(
                 taken,
@@ -110,6 +165,23 @@ class ToolCallRunner implements DisposableBean {
                         + " was interrupted (its worker stopped) and is not safe to run twice;"
                         + " it may or may not have taken effect"),
                 0));
+  }
+
+  /** Runs the work of a call holding a permit, and gives the permit back whatever happens. */
+  private void inBackgroundThenRelease(Runnable work) {
+    try {
+      executor.execute(
+          () -> {
+            try {
+              work.run();
+            } finally {
+              permits.release();
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      permits.release(); // shutting down: the lease brings the call back
+      throw e;
+    }
   }
 
   /** Appends the tool message of a finished call this worker holds, in the background. */
@@ -146,7 +218,8 @@ class ToolCallRunner implements DisposableBean {
     recordAndAnswer(call, outcome, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
   }
 
-  private void recordAndAnswer(ToolCall call, ToolOutcome outcome, long latencyMs) {
+  private void recordAndAnswer(ToolCall call, ToolOutcome result, long latencyMs) {
+    ToolOutcome outcome = cap.apply(result);
     try {
       Optional<ToolCall> stored = calls.record(call.id(), outcome, latencyMs);
       if (stored.isPresent()) {
@@ -199,8 +272,16 @@ class ToolCallRunner implements DisposableBean {
     if (refused != null) {
       return refused;
     }
-    Duration timeout =
-        toolbox.find(call.name()).map(RegisteredTool::timeout).orElse(defaultTimeout);
+    Optional<RegisteredTool> tool = toolbox.find(call.name());
+    Duration timeout = tool.map(RegisteredTool::timeout).orElse(defaultTimeout);
+    boolean idempotent = tool.map(RegisteredTool::idempotent).orElse(false);
+    Instant leaseEnds = call.leaseUntil() != null ? call.leaseUntil() : Instant.now().plus(lease);
+    return retries.run(
+        call.name(), idempotent, timeout, leaseEnds, () -> executeOnce(call, timeout));
+  }
+
+  /** One attempt, within the tool's timeout; a timeout is transient. */
+  private ToolOutcome executeOnce(ToolCall call, Duration timeout) {
     executions.increment();
     Future<ToolOutcome> running = executor.submit(() -> toolbox.run(call.name(), call.arguments()));
     try {
@@ -208,7 +289,9 @@ class ToolCallRunner implements DisposableBean {
     } catch (TimeoutException e) {
       running.cancel(true);
       return new ToolOutcome.Failure(
-          ErrorType.timeout, call.name() + " did not finish within " + timeout.toMillis() + " ms");
+          ErrorType.timeout,
+          call.name() + " did not finish within " + timeout.toMillis() + " ms",
+          true);
     } catch (ExecutionException e) {
       return new ToolOutcome.Failure(ErrorType.tool_error, String.valueOf(e.getCause()));
     } catch (InterruptedException e) {

@@ -14,6 +14,7 @@ import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.spec.McpClientTransport;
+import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,8 +43,14 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class McpServer implements ToolSource, AutoCloseable {
 
-  /** Lists the SDK brought after a change notification: a slower first listing must not win. */
-  private final AtomicLong relistings = new AtomicLong();
+  /**
+   * Numbers the listings (ours at connect, the SDK's after a change notification) so that a slower
+   * older one never replaces a newer list; the number of the list in place is {@link #inPlace}.
+   */
+  private final AtomicLong listings = new AtomicLong();
+
+  private final Object placing = new Object();
+  private long inPlace;
 
   private static final Logger log = LoggerFactory.getLogger(McpServer.class);
   private static final JsonMapper MAPPER = JsonMapper.builder().build();
@@ -103,7 +110,10 @@ public final class McpServer implements ToolSource, AutoCloseable {
     if (client == null) {
       McpClientTransport transport = transport();
       McpSyncClient fresh =
-          McpClient.sync(transport)
+          McpClient.sync(
+                  transport instanceof StdioClientTransport
+                      ? new SerializedSends(transport)
+                      : transport)
               .clientInfo(new McpSchema.Implementation("agentrt-tool-runner", "1.0"))
               // The runner bounds each call by its tool's timeout; this only bounds a lost answer.
               .requestTimeout(settings.longestTimeout(config.timeout()).plusSeconds(5))
@@ -111,8 +121,8 @@ public final class McpServer implements ToolSource, AutoCloseable {
               .toolsChangeConsumer(this::relisted)
               .build();
       try {
-        long before = relistings.get();
         fresh.initialize();
+        long listing = listings.incrementAndGet();
         List<McpSchema.Tool> all = new ArrayList<>();
         String cursor = null;
         do {
@@ -122,9 +132,7 @@ public final class McpServer implements ToolSource, AutoCloseable {
         } while (cursor != null);
         client = fresh;
         exited = watch(transport, fresh);
-        if (relistings.get() == before) {
-          listed(all); // else a list_changed during this listing brought a newer list already
-        }
+        listed(listing, all);
       } catch (RuntimeException e) {
         fresh.close();
         throw e;
@@ -175,17 +183,28 @@ public final class McpServer implements ToolSource, AutoCloseable {
 
   /** The SDK's new list after the server said {@code notifications/tools/list_changed}. */
   private void relisted(List<McpSchema.Tool> listed) {
-    relistings.incrementAndGet();
-    listed(listed);
+    listed(listings.incrementAndGet(), listed);
   }
 
-  private void listed(List<McpSchema.Tool> listed) {
-    tools = listed.stream().map(this::register).toList();
+  /**
+   * Puts the list in place unless a newer one is (a change notification during our listing brought
+   * it). Either way a list is in place when this returns, so {@link #start} never returns before
+   * the tools are known, whichever listing won.
+   */
+  private void listed(long listing, List<McpSchema.Tool> listed) {
+    List<RegisteredTool> registered = listed.stream().map(this::register).toList();
+    synchronized (placing) {
+      if (listing < inPlace) {
+        return;
+      }
+      inPlace = listing;
+      tools = registered;
+    }
     log.info(
         "MCP server {} offers {} tools: {}",
         name,
-        tools.size(),
-        tools.stream().map(RegisteredTool::name).collect(Collectors.joining(", ")));
+        registered.size(),
+        registered.stream().map(RegisteredTool::name).collect(Collectors.joining(", ")));
     listeners.forEach(Runnable::run);
   }
 
@@ -229,7 +248,7 @@ public final class McpServer implements ToolSource, AutoCloseable {
       if (!call.isDone()) {
         disconnect(connected);
         throw new ToolException(
-            ErrorType.tool_error, "MCP server " + name + " stopped during the call");
+            ErrorType.tool_error, "MCP server " + name + " stopped during the call", true);
       }
       result = call.join();
     } catch (InterruptedException e) {
@@ -246,8 +265,12 @@ public final class McpServer implements ToolSource, AutoCloseable {
       }
       Throwable cause =
           e instanceof ExecutionException || e instanceof CompletionException ? e.getCause() : e;
+      // A JSON-RPC error is the server's answer; anything else (not reachable, gone, closed,
+      // no answer in time) may pass, so an idempotent tool is tried again.
       throw new ToolException(
-          ErrorType.tool_error, "MCP server " + name + " failed: " + rootMessage(cause));
+          ErrorType.tool_error,
+          "MCP server " + name + " failed: " + rootMessage(cause),
+          !answeredWithAnError(cause));
     }
     String text =
         result.content() == null
@@ -284,6 +307,15 @@ public final class McpServer implements ToolSource, AutoCloseable {
         log.debug("closing MCP server {}: {}", name, e.toString());
       }
     }
+  }
+
+  private static boolean answeredWithAnError(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof McpError) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String rootMessage(Throwable e) {

@@ -64,6 +64,14 @@ final class HttpGet implements Tool {
       HttpResponse<InputStream> response = send(uri);
       int status = response.statusCode();
       String location = response.headers().firstValue("Location").orElse(null);
+      if (status / 100 == 5) {
+        // The server's trouble, which may pass: a transient failure, tried again.
+        Page page = read(uri, response);
+        throw new ToolException(
+            ErrorType.tool_error,
+            "GET " + uri + " answered " + status + excerpt(page.body()),
+            true);
+      }
       if (status / 100 != 3 || location == null) {
         return MAPPER.writeValueAsString(read(uri, response));
       }
@@ -100,7 +108,8 @@ final class HttpGet implements Tool {
     try {
       return client.send(request, HttpResponse.BodyHandlers.ofInputStream());
     } catch (IOException e) {
-      throw new ToolException(ErrorType.tool_error, "GET " + uri + " failed: " + e);
+      // Connection refused or reset, no answer in time: may pass.
+      throw new ToolException(ErrorType.tool_error, "GET " + uri + " failed: " + e, true);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ToolException(ErrorType.timeout, "GET " + uri + " was interrupted");
@@ -119,8 +128,17 @@ final class HttpGet implements Tool {
           new String(bytes, 0, length, StandardCharsets.UTF_8),
           truncated);
     } catch (IOException e) {
-      throw new ToolException(ErrorType.tool_error, "reading " + uri + " failed: " + e);
+      throw new ToolException(ErrorType.tool_error, "reading " + uri + " failed: " + e, true);
     }
+  }
+
+  /** ": " and the start of the body on one line, or nothing for an empty body. */
+  private static String excerpt(String body) {
+    String line = body.strip().replaceAll("\\s+", " ");
+    if (line.isEmpty()) {
+      return "";
+    }
+    return ": " + (line.length() <= 200 ? line : line.substring(0, 200) + "…");
   }
 
   private static void close(HttpResponse<InputStream> response) {

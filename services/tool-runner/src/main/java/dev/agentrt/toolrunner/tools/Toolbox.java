@@ -132,7 +132,7 @@ public class Toolbox {
     try {
       result = entry.tool().callback().call(json.toString());
     } catch (ToolException e) {
-      return new ToolOutcome.Failure(e.errorType(), e.getMessage());
+      return new ToolOutcome.Failure(e.errorType(), e.getMessage(), e.transientFailure());
     } catch (RuntimeException e) {
       log.warn("tool {} failed", name, e);
       return new ToolOutcome.Failure(

@@ -9,7 +9,6 @@ import static dev.agentrt.toolrunner.calls.ToolCallFixtures.requested;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.subAgent;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.unclaimed;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
@@ -18,16 +17,11 @@ import com.mongodb.client.MongoClients;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.agents.AgentCatalog;
-import dev.agentrt.events.Event;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.events.Topics;
-import dev.agentrt.platform.messaging.EventPublisher;
-import dev.agentrt.platform.outbox.Outbox;
-import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
-import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.StoreIndexes;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
@@ -39,7 +33,6 @@ import dev.agentrt.toolrunner.mcp.McpServer;
 import dev.agentrt.toolrunner.mcp.McpTestServers;
 import dev.agentrt.toolrunner.tools.ToolSettings;
 import dev.agentrt.toolrunner.tools.Toolbox;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -47,8 +40,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -98,6 +89,10 @@ class ToolCallRunnerTest {
   private static final ToolCallProperties PROPERTIES =
       new ToolCallProperties(
           Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(10));
+
+  /** For tests of one attempt's timeout: a timeout is transient, so it would be tried again. */
+  static final ToolCallProperties.Retry NO_RETRIES =
+      new ToolCallProperties.Retry(1, Duration.ofMillis(1), Duration.ofMillis(1));
 
   private static final MongoCommands COMMANDS = new MongoCommands();
 
@@ -151,19 +146,7 @@ class ToolCallRunnerTest {
   }
 
   private ToolCallRunner runner(ToolCallProperties properties, Toolbox toolbox) {
-    ToolCalls calls = new ToolCalls(mongo, properties);
-    ToolMessages messages =
-        new ToolMessages(
-            calls, new SubAgentConversations(mongo), new Outbox(published, mongo), CODEC);
-    ToolCallRunner made =
-        new ToolCallRunner(
-            calls,
-            messages,
-            toolbox,
-            AGENTS,
-            properties,
-            new SimpleMeterRegistry(),
-            new RunLedger(mongo));
+    ToolCallRunner made = Runners.runner(mongo, published, AGENTS, properties, toolbox);
     runners.add(made);
     return made;
   }
@@ -418,10 +401,11 @@ class ToolCallRunnerTest {
   void aPerToolTimeoutOverridesTheDefault() {
     ToolCallProperties quickSearch =
         new ToolCallProperties(
-            Duration.ofSeconds(10),
-            Duration.ofSeconds(30),
-            Duration.ofSeconds(10),
-            Map.of("search_docs", new ToolSettings.Override(Duration.ofMillis(150), null)));
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(10),
+                Map.of("search_docs", new ToolSettings.Override(Duration.ofMillis(150), null)))
+            .withRetry(NO_RETRIES);
     SubAgent subAgent = stored(subAgent());
     ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"slow\"}"));
     tool.release = new CountDownLatch(1);
@@ -437,7 +421,8 @@ class ToolCallRunnerTest {
   void aToolThatRunsTooLongFailsWithTimeout() {
     ToolCallProperties quick =
         new ToolCallProperties(
-            Duration.ofMillis(200), Duration.ofSeconds(30), Duration.ofSeconds(10));
+                Duration.ofMillis(200), Duration.ofSeconds(30), Duration.ofSeconds(10))
+            .withRetry(NO_RETRIES);
     SubAgent subAgent = stored(subAgent());
     ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"slow\"}"));
     tool.release = new CountDownLatch(1);
@@ -459,10 +444,11 @@ class ToolCallRunnerTest {
     String slow = "everything__trigger-long-running-operation";
     ToolCallProperties oneSecond =
         new ToolCallProperties(
-            Duration.ofSeconds(10),
-            Duration.ofSeconds(30),
-            Duration.ofSeconds(10),
-            Map.of(slow, new ToolSettings.Override(Duration.ofSeconds(1), null)));
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(10),
+                Map.of(slow, new ToolSettings.Override(Duration.ofSeconds(1), null)))
+            .withRetry(NO_RETRIES);
     McpServer everything =
         new McpServer("everything", McpTestServers.everything(null), oneSecond.settings());
     try {
@@ -671,9 +657,7 @@ class ToolCallRunnerTest {
 
   /** Waits until the call is finished and its tool message appended (its lease cleared). */
   private static ToolCall awaitAnswered(ToolCall call) {
-    return await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> reload(call), c -> ToolCalls.finished(c) && c.leaseUntil() == null);
+    return Runners.awaitAnswered(mongo, call);
   }
 
   private static List<SubAgentMessage> messagesOf(SubAgent subAgent) {
@@ -690,27 +674,5 @@ class ToolCallRunnerTest {
     assertThat(message.role()).isEqualTo(SubAgentMessage.TOOL);
     assertThat(mongo.getCollection(Collections.SUB_AGENT_MESSAGES).countDocuments()).isEqualTo(1);
     return message;
-  }
-
-  /** Records what would be sent to Kafka, acknowledging at once. */
-  private static final class RecordingPublisher extends EventPublisher {
-
-    final List<OutboxEntry> entries = new CopyOnWriteArrayList<>();
-
-    RecordingPublisher() {
-      super(null, "test");
-    }
-
-    @Override
-    public CompletableFuture<?> send(OutboxEntry entry) {
-      entries.add(entry);
-      return CompletableFuture.completedFuture(null);
-    }
-
-    List<Event> events() {
-      return entries.stream()
-          .map(e -> CODEC.decode(e.ceType(), e.payload().getBytes(StandardCharsets.UTF_8)))
-          .toList();
-    }
   }
 }

@@ -16,6 +16,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -128,6 +132,34 @@ class McpServerTest {
   }
 
   @Test
+  void callsMadeAtTheSameTimeToOneStdioServerAllSucceed() throws Exception {
+    // The SDK's stdio transport refused a message sent while another thread was sending one
+    // ("Failed to enqueue message"): concurrent calls failed now and then, and so did a connect
+    // whose listing met the SDK's own after the server's list_changed. Sends are serialized now.
+    Toolbox toolbox = new Toolbox(List.of(start("everything", McpTestServers.everything(null))));
+    int calls = 40;
+    CyclicBarrier together = new CyclicBarrier(calls);
+    List<Future<ToolOutcome>> outcomes = new ArrayList<>();
+    try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (int i = 0; i < calls; i++) {
+        String arguments = "{\"a\":" + i + ",\"b\":1000}";
+        outcomes.add(
+            threads.submit(
+                () -> {
+                  together.await();
+                  return toolbox.run("everything__get-sum", arguments);
+                }));
+      }
+      for (int i = 0; i < calls; i++) {
+        ToolOutcome outcome = outcomes.get(i).get(60, TimeUnit.SECONDS);
+        assertThat(outcome).as(outcome.json()).isInstanceOf(ToolOutcome.Success.class);
+        assertThat(JSON.readTree(outcome.json()).get("text").asString())
+            .contains(String.valueOf(1000 + i));
+      }
+    }
+  }
+
+  @Test
   void aServerThatCannotBeStartedOffersNoToolsAndStaysDown() {
     McpServer missing =
         start(
@@ -226,6 +258,7 @@ class McpServerTest {
     ToolOutcome.Failure failure = (ToolOutcome.Failure) outcome;
     assertThat(failure.errorType()).isEqualTo(ErrorType.tool_error);
     assertThat(failure.message()).containsIgnoringCase("denied");
+    assertThat(failure.transientFailure()).as("the server's own answer: not retried").isFalse();
   }
 
   @Test
@@ -245,6 +278,7 @@ class McpServerTest {
     ToolOutcome.Failure failure = (ToolOutcome.Failure) outcome;
     assertThat(failure.errorType()).isEqualTo(ErrorType.tool_error);
     assertThat(failure.message()).contains("MCP server everything");
+    assertThat(failure.transientFailure()).as("a server gone may come back: retried").isTrue();
     JsonNode again = JSON.readTree(toolbox.run("everything__get-sum", "{\"a\":1,\"b\":1}").json());
     assertThat(again.get("text").asString()).contains("2");
   }

@@ -40,6 +40,12 @@ public final class McpTestServers {
         "node", List.of(MODULES.resolveSibling("changing-server.mjs").toString()), null);
   }
 
+  /** {@code big-result-server.mjs}: {@code text_of_size {bytes}} answers that much text. */
+  public static McpProperties.Server big() {
+    return McpProperties.Server.stdio(
+        "node", List.of(MODULES.resolveSibling("big-result-server.mjs").toString()), null);
+  }
+
   /** {@code @modelcontextprotocol/server-everything} over stdio. */
   public static McpProperties.Server everything(@Nullable Duration timeout) {
     return McpProperties.Server.stdio("node", List.of(EVERYTHING.toString(), "stdio"), timeout);

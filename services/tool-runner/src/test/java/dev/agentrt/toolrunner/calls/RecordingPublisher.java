@@ -1,0 +1,34 @@
+package dev.agentrt.toolrunner.calls;
+
+import dev.agentrt.events.Event;
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.platform.messaging.EventPublisher;
+import dev.agentrt.platform.outbox.OutboxEntry;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** Records what would be sent to Kafka, acknowledging at once. */
+final class RecordingPublisher extends EventPublisher {
+
+  private static final EventCodec CODEC = new EventCodec();
+
+  final List<OutboxEntry> entries = new CopyOnWriteArrayList<>();
+
+  RecordingPublisher() {
+    super(null, "test");
+  }
+
+  @Override
+  public CompletableFuture<?> send(OutboxEntry entry) {
+    entries.add(entry);
+    return CompletableFuture.completedFuture(null);
+  }
+
+  List<Event> events() {
+    return entries.stream()
+        .map(e -> CODEC.decode(e.ceType(), e.payload().getBytes(StandardCharsets.UTF_8)))
+        .toList();
+  }
+}
