@@ -1,7 +1,6 @@
 package dev.agentrt.store;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.domain.Sort;
@@ -35,25 +34,19 @@ public final class StaleTasks {
    * @param notBefore null: however long ago
    */
   public List<Task> next(@Nullable Instant notBefore, Instant before) {
-    List<Criteria> all = new ArrayList<>();
-    all.add(Criteria.where("status").in(statuses));
-    all.add(Criteria.where("updatedAt").lt(before));
+    // one condition per field at the top, where an index on it is seen by every backend
+    Criteria stale = Criteria.where("status").in(statuses);
+    Criteria changed = stale.and("updatedAt").lt(before);
     if (notBefore != null) {
-      all.add(Criteria.where("updatedAt").gte(notBefore));
+      changed.gte(notBefore);
     }
     if (last != null) {
-      all.add(
-          new Criteria()
-              .orOperator(
-                  Criteria.where("updatedAt").gt(last.updatedAt()),
-                  Criteria.where("updatedAt").is(last.updatedAt()).and("_id").gt(last.id())));
+      changed.orOperator(
+          Criteria.where("updatedAt").gt(last.updatedAt()),
+          Criteria.where("updatedAt").is(last.updatedAt()).and("_id").gt(last.id()));
     }
     List<Task> tasks =
-        mongo.find(
-            Query.query(new Criteria().andOperator(all))
-                .with(Sort.by("updatedAt", "_id"))
-                .limit(batch),
-            Task.class);
+        mongo.find(Query.query(changed).with(Sort.by("updatedAt", "_id")).limit(batch), Task.class);
     last = tasks.size() < batch ? null : tasks.getLast();
     return tasks;
   }
