@@ -33,7 +33,8 @@ import org.jspecify.annotations.Nullable;
  * kafka_dlt-original-topic}, without the {@code kafka_dlt-*} and {@code agentrt_dlt-*} headers the
  * dead-lettering added, so the CloudEvents headers ({@code ce_*}) arrive as they were. A record
  * dead-lettered by several consumer groups (a task event is read by three services) is replayed
- * once. Skipped, and counted: a record without an original topic (not a dead letter) and one whose
+ * once; so is an outbox entry the relay set aside, which has no partition or offset, only its event
+ * id. Skipped, and counted: a record without an original topic (not a dead letter) and one whose
  * value was too large to copy (its original is still on its topic, at the offset the headers give).
  * The services' consumers are idempotent, so replaying something already handled changes nothing.
  */
@@ -61,6 +62,7 @@ public final class DeadLetterReplay {
   static final String ORIGINAL_OFFSET = "kafka_dlt-original-offset";
   static final String REASON = "kafka_dlt-exception-message";
   static final String VALUE_DROPPED = "agentrt_dlt-value-dropped";
+  static final String EVENT_ID = "ce_id";
 
   private static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
 
@@ -201,9 +203,16 @@ public final class DeadLetterReplay {
     return new Result(replayed, duplicates, otherTopics, skipped, next);
   }
 
+  /**
+   * Where the dead letter's record came from: its topic, partition and offset; for an outbox entry
+   * that never reached its topic (no offset), its event id.
+   */
   private static String origin(Headers headers, String topic) {
     Header partition = headers.lastHeader(ORIGINAL_PARTITION);
     Header offset = headers.lastHeader(ORIGINAL_OFFSET);
+    if (offset == null && headers.lastHeader(EVENT_ID) != null) {
+      return topic + "#" + text(headers, EVENT_ID);
+    }
     return topic
         + "-"
         + (partition == null ? "?" : ByteBuffer.wrap(partition.value()).getInt())

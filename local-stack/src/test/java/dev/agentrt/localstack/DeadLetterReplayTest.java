@@ -74,6 +74,32 @@ class DeadLetterReplayTest {
     assertThat(onlyRecordWithKey(Topics.CHAT_MESSAGES, "chat-1").value()).isEqualTo("{\"b\":2}");
   }
 
+  /**
+   * The relay's dead letters of entries it set aside have no partition or offset: each event is
+   * replayed once (two relays may both have dead-lettered it), distinct events all.
+   */
+  @Test
+  void replaysEachOutboxEntryTheRelaySetAsideOnce() {
+    long from = endOfDeadLetters();
+    setAside("chat-3", "event-3a");
+    setAside("chat-3", "event-3a");
+    setAside("chat-3", "event-3b");
+
+    String printed =
+        DeadLetterReplay.run(
+            List.of(
+                "--bootstrap-servers", kafka.bootstrapServers(),
+                "--from-offset", Long.toString(from)),
+            Map.of());
+
+    assertThat(printed)
+        .startsWith("replayed 2 dead letter(s) {agentrt.chat-messages=2}")
+        .contains("1 copies from other consumer groups left out");
+    assertThat(readAll(Topics.CHAT_MESSAGES).stream().filter(r -> "chat-3".equals(r.key())))
+        .extracting(r -> text(r, "ce_id"))
+        .containsExactlyInAnyOrder("event-3a", "event-3b");
+  }
+
   @Test
   void onlyTheGivenTopicAndNothingInADryRun() {
     long from = endOfDeadLetters();
@@ -127,6 +153,17 @@ class DeadLetterReplayTest {
       headers.add("agentrt_dlt-value-dropped", utf8(valueDropped));
     }
     send(new ProducerRecord<>(Topics.DEAD_LETTERS, null, key, value, headers));
+  }
+
+  /** As libs/platform {@code DeadLetters.sendUnpublished} writes it. */
+  private static void setAside(String key, String eventId) {
+    RecordHeaders headers = new RecordHeaders();
+    headers.add("ce_id", utf8(eventId));
+    headers.add("ce_type", utf8("dev.agentrt.ChatMessageAdded"));
+    headers.add("kafka_dlt-original-topic", utf8(Topics.CHAT_MESSAGES));
+    headers.add("kafka_dlt-exception-message", utf8("the broker refused it"));
+    headers.add("agentrt_dlt-set-aside", utf8("outbox_set_aside/" + eventId));
+    send(new ProducerRecord<>(Topics.DEAD_LETTERS, null, key, "{}", headers));
   }
 
   private static void send(ProducerRecord<String, String> record) {

@@ -71,9 +71,18 @@ public class PlatformAutoConfiguration {
   }
 
   @Bean
-  OutboxRelay outboxRelay(Outbox outbox, MongoTemplate mongo, OutboxProperties properties) {
-    return new OutboxRelay(
-        outbox, mongo, properties.collections(), properties.grace(), Clock.systemUTC());
+  DeadLetters deadLetters(KafkaTemplate<String, byte[]> template) {
+    return new DeadLetters(template);
+  }
+
+  @Bean
+  OutboxRelay outboxRelay(
+      Outbox outbox,
+      EventPublisher publisher,
+      DeadLetters deadLetters,
+      MongoTemplate mongo,
+      OutboxProperties properties) {
+    return new OutboxRelay(outbox, publisher, deadLetters, mongo, properties, Clock.systemUTC());
   }
 
   /**
@@ -82,8 +91,7 @@ public class PlatformAutoConfiguration {
    * way the partition keeps moving.
    */
   @Bean
-  DefaultErrorHandler listenerErrorHandler(KafkaTemplate<String, byte[]> template) {
-    DeadLetters deadLetters = new DeadLetters(template);
+  DefaultErrorHandler listenerErrorHandler(DeadLetters deadLetters) {
     ExponentialBackOff backOff = new ExponentialBackOff(200, 2.0);
     backOff.setMaxInterval(5_000);
     backOff.setMaxElapsedTime(15_000);

@@ -41,7 +41,8 @@ public class StoreIndexes implements InitializingBean {
         .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
         .createIndex(new Index().on("subAgentId", Sort.Direction.ASC));
     // The sweepers: runs past their deadline, turns and tool calls whose lease expired, tool calls
-    // nobody claimed, the person's messages awaiting a decision. Each finds the few documents in
+    // nobody claimed, the person's messages awaiting a decision, tasks whose event was lost. Each
+    // finds the few documents in
     // that state among all ever stored.
     mongo
         .indexOps(Collections.CHAT_MESSAGES)
@@ -60,6 +61,11 @@ public class StoreIndexes implements InitializingBean {
     mongo
         .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
         .createIndex(new Index().on("leaseUntil", Sort.Direction.ASC).sparse());
+    // Tasks whose event was lost (a start, a question, an answer), by status, oldest first.
+    mongo
+        .indexOps(Collections.TASKS)
+        .createIndex(
+            new Index().on("status", Sort.Direction.ASC).on("updatedAt", Sort.Direction.ASC));
     mongo
         .indexOps(Collections.RUN_EVENTS)
         .createIndex(

@@ -15,6 +15,7 @@ import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
+import dev.agentrt.store.SubAgentIds;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
@@ -23,7 +24,9 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.data.mongodb.core.FindAndModifyOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
@@ -35,6 +38,12 @@ import org.springframework.stereotype.Component;
  * messages — the agent's system prompt and the task's instruction as the user's message, whose
  * event wakes the agent loop. Every step is idempotent (ids derive from the task; the task moves
  * {@code created → running} once), so a redelivered event completes what a crash interrupted.
+ *
+ * <p>A task cancelled before it started never starts, whatever the interleaving with its
+ * cancellation: the messages are written only after the task moved {@code created → running} for
+ * this sub-agent, and only while the sub-agent is {@code active}. A task cancelled first cannot be
+ * linked, and its sub-agent, if this start had made it already, is cancelled here; a task cancelled
+ * after it was linked has its sub-agent cancelled by the cancellation, which then finds it.
  */
 @Component
 class SubAgentStarter {
@@ -45,6 +54,7 @@ class SubAgentStarter {
   private final Outbox outbox;
   private final EventCodec codec;
   private final RunLedger ledger;
+  private final CancelledSubAgents cancelled;
   private final Clock clock = Clock.systemUTC();
 
   SubAgentStarter(
@@ -53,13 +63,15 @@ class SubAgentStarter {
       AgentCatalog agents,
       Outbox outbox,
       EventCodec codec,
-      RunLedger ledger) {
+      RunLedger ledger,
+      CancelledSubAgents cancelled) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.agents = agents;
     this.outbox = outbox;
     this.codec = codec;
     this.ledger = ledger;
+    this.cancelled = cancelled;
   }
 
   void start(TaskCreated created) {
@@ -69,28 +81,31 @@ class SubAgentStarter {
       failUnknownAgent(created, now);
       return;
     }
-    SubAgent subAgent = subAgentOf(created, now);
-    mongo.updateFirst(
-        Query.query(
-            Criteria.where("_id").is(created.taskId()).and("status").is(TaskStatus.created)),
-        new Update()
-            .set("subAgentId", subAgent.id())
-            .set("status", TaskStatus.running)
-            .set("updatedAt", now),
-        Task.class);
-    conversations.append(
-        subAgent,
-        new NewMessage(
-            Ids.derived(created.taskId(), "system-prompt"),
-            SubAgentMessage.SYSTEM,
-            AgentCatalog.systemPrompt(agent.get()),
-            List.of(),
-            null,
-            List.of()),
-        now);
+    Task task = mongo.findById(created.taskId(), Task.class);
+    if (task == null || (task.status() != TaskStatus.created && task.subAgentId() == null)) {
+      return; // cancelled (or ended) before it started: it never will
+    }
+    SubAgent subAgent = subAgentOf(created, task, now);
+    if (!claim(created.taskId(), subAgent, now)) {
+      cancelled.stop(created.taskId(), now);
+      return;
+    }
+    if (appendWhileActive(
+            subAgent,
+            new NewMessage(
+                Ids.derived(created.taskId(), "system-prompt"),
+                SubAgentMessage.SYSTEM,
+                AgentCatalog.systemPrompt(agent.get()),
+                List.of(),
+                null,
+                List.of()),
+            now)
+        .isEmpty()) {
+      return;
+    }
     String instructionId = Ids.derived(created.taskId(), "instruction");
-    SubAgentMessage instruction =
-        conversations.append(
+    Optional<SubAgentMessage> instruction =
+        appendWhileActive(
             subAgent,
             new NewMessage(
                 instructionId,
@@ -104,20 +119,61 @@ class SubAgentStarter {
                             subAgent, instructionId, SubAgentMessage.USER, now),
                         codec))),
             now);
+    if (instruction.isEmpty()) {
+      return;
+    }
     ledger.append(
         subAgent,
         "run_start/" + subAgent.id(),
         RunEvent.RUN_START,
         RunLedger.data("agent", subAgent.agent(), "task", created.instruction()));
-    outbox.publish(Collections.SUB_AGENT_MESSAGES, instruction.id(), instruction.outbox());
+    outbox.publish(
+        Collections.SUB_AGENT_MESSAGES, instruction.get().id(), instruction.get().outbox());
+  }
+
+  /**
+   * Links the task to its sub-agent, {@code created → running}, by a write that matches only a
+   * {@code created} task.
+   *
+   * @return true when the task is this sub-agent's and not cancelled (linked now, or by an earlier
+   *     delivery of the event); false when it was cancelled (or ended) before it was linked, or
+   *     after
+   */
+  private boolean claim(String taskId, SubAgent subAgent, Instant now) {
+    Task linked =
+        mongo.findAndModify(
+            Query.query(Criteria.where("_id").is(taskId).and("status").is(TaskStatus.created)),
+            new Update()
+                .set("subAgentId", subAgent.id())
+                .set("status", TaskStatus.running)
+                .set("updatedAt", now),
+            FindAndModifyOptions.options().returnNew(true),
+            Task.class);
+    Task task = linked != null ? linked : mongo.findById(taskId, Task.class);
+    return task != null
+        && subAgent.id().equals(task.subAgentId())
+        && task.status() != TaskStatus.cancelled;
+  }
+
+  /**
+   * Appends the message while the sub-agent is {@code active} (the check and the place taken are
+   * one write): a sub-agent cancelled meanwhile gets nothing the loop would answer.
+   */
+  private Optional<SubAgentMessage> appendWhileActive(
+      SubAgent subAgent, NewMessage message, Instant now) {
+    OptionalLong seq = conversations.takeSeqWhileActive(subAgent.id());
+    if (seq.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        conversations.insertAt(SubAgentIds.of(subAgent), seq.getAsLong(), message, now).message());
   }
 
   /**
    * The task's sub-agent, created with what was chosen for the task and its chat (the model, the
    * limits), so that its turns need not read them.
    */
-  private SubAgent subAgentOf(TaskCreated created, Instant now) {
-    Task task = mongo.findById(created.taskId(), Task.class);
+  private SubAgent subAgentOf(TaskCreated created, Task task, Instant now) {
     Query limits = Query.query(Criteria.where("_id").is(created.chatId()));
     limits.fields().include("limits");
     Chat chat = mongo.findOne(limits, Chat.class);
@@ -134,8 +190,7 @@ class SubAgentStarter {
             now,
             now,
             null,
-            new SubAgent.Settings(
-                task == null ? null : task.model(), chat == null ? null : chat.limits()));
+            new SubAgent.Settings(task.model(), chat == null ? null : chat.limits()));
     try {
       return mongo.insert(fresh);
     } catch (DuplicateKeyException alreadyStarted) {

@@ -88,7 +88,8 @@ class SubAgentStarterTest {
             AGENTS,
             new Outbox(new EventPublisher(template, "agent-init-test"), mongo),
             codec,
-            new RunLedger(mongo));
+            new RunLedger(mongo),
+            new CancelledSubAgents(mongo));
   }
 
   @AfterAll

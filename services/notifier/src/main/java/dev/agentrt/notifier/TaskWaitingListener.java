@@ -30,9 +30,14 @@ class TaskWaitingListener {
   @KafkaListener(topics = Topics.TASKS)
   void on(ConsumerRecord<String, byte[]> record) {
     if (events.decode(record) instanceof TaskWaiting waiting) {
-      ChatMessage question = questions.post(waiting);
-      ledger.message(question);
-      outbox.publishOrLeaveToRelay(Collections.CHAT_MESSAGES, question.id(), question.outbox());
+      ask(waiting);
     }
+  }
+
+  /** Posts the question (once: its id derives from the event) and publishes it. */
+  void ask(TaskWaiting waiting) {
+    ChatMessage question = questions.post(waiting);
+    ledger.message(question);
+    outbox.publishOrLeaveToRelay(Collections.CHAT_MESSAGES, question.id(), question.outbox());
   }
 }

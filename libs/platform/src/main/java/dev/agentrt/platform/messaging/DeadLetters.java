@@ -2,11 +2,13 @@ package dev.agentrt.platform.messaging;
 
 import dev.agentrt.events.Topics;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.AbstractRecords;
 import org.apache.kafka.common.record.CompressionType;
 import org.apache.kafka.common.record.RecordBatch;
@@ -26,17 +28,58 @@ import org.springframework.kafka.support.KafkaHeaders;
  * it forever would stop the partition. Such a copy loses its stack trace header first; if it is
  * still too large, it goes without its value, with a {@value #VALUE_DROPPED} header saying so, and
  * the original stays on its topic at the partition and offset the headers give.
+ *
+ * <p>An outbox entry the relay could never publish goes the same way ({@link #sendUnpublished}),
+ * with its original topic and the reason, so that a replay puts it on its topic once its cause is
+ * fixed; it has no partition or offset, having never reached its topic.
  */
 public final class DeadLetters extends DeadLetterPublishingRecoverer {
 
   /** On a dead letter whose value was too large to copy: its size and where the original is. */
   public static final String VALUE_DROPPED = "agentrt_dlt-value-dropped";
 
+  /** On the dead letter of an outbox entry: where the entry is kept (collection and id). */
+  public static final String SET_ASIDE = "agentrt_dlt-set-aside";
+
   /** The default {@link ProducerConfig#MAX_REQUEST_SIZE_CONFIG}, which the services keep. */
   static final int MAX_RECORD_BYTES = 1024 * 1024;
 
-  public DeadLetters(KafkaOperations<?, ?> template) {
+  private final KafkaOperations<String, byte[]> template;
+
+  public DeadLetters(KafkaOperations<String, byte[]> template) {
     super(template, (record, e) -> new TopicPartition(Topics.DEAD_LETTERS, -1));
+    this.template = template;
+  }
+
+  /**
+   * Sends a record its producer could never publish (an outbox entry the relay set aside) as a dead
+   * letter: its key, value and headers, with its original topic, the reason and where the entry is
+   * kept. A value too large to copy is left out, with a {@value #VALUE_DROPPED} header saying so.
+   *
+   * @param keptIn where the entry is kept, e.g. {@code outbox_set_aside/<eventId>}
+   * @return completes when the broker has acknowledged the dead letter
+   */
+  public CompletableFuture<?> sendUnpublished(
+      ProducerRecord<String, byte[]> record, Throwable reason, String keptIn) {
+    Headers headers = new RecordHeaders(record.headers().toArray());
+    headers.add(KafkaHeaders.DLT_ORIGINAL_TOPIC, utf8(record.topic()));
+    headers.add(KafkaHeaders.DLT_EXCEPTION_FQCN, utf8(reason.getClass().getName()));
+    headers.add(KafkaHeaders.DLT_EXCEPTION_MESSAGE, utf8(String.valueOf(reason.getMessage())));
+    headers.add(SET_ASIDE, utf8(keptIn));
+    ProducerRecord<String, byte[]> letter =
+        new ProducerRecord<>(Topics.DEAD_LETTERS, null, record.key(), record.value(), headers);
+    if (size(letter.key(), letter.value(), headers) > MAX_RECORD_BYTES) {
+      String note =
+          "value of %d bytes not copied, too large for the dead-letter topic; the entry is kept in %s"
+              .formatted(record.value() == null ? 0 : record.value().length, keptIn);
+      headers.add(VALUE_DROPPED, utf8(note));
+      letter = new ProducerRecord<>(Topics.DEAD_LETTERS, null, record.key(), null, headers);
+    }
+    return template.send(letter);
+  }
+
+  private static byte[] utf8(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
   }
 
   @Override
@@ -71,12 +114,16 @@ public final class DeadLetters extends DeadLetterPublishingRecoverer {
 
   /** An upper bound of the record's size as the producer measures it against its maximum. */
   private static int size(ProducerRecord<Object, Object> letter) {
+    return size(letter.key(), letter.value(), letter.headers());
+  }
+
+  private static int size(@Nullable Object key, @Nullable Object value, Headers headers) {
     return AbstractRecords.estimateSizeInBytesUpperBound(
         RecordBatch.CURRENT_MAGIC_VALUE,
         CompressionType.NONE,
-        bytes(letter.key()),
-        bytes(letter.value()),
-        letter.headers().toArray());
+        bytes(key),
+        bytes(value),
+        headers.toArray());
   }
 
   private static byte @Nullable [] bytes(@Nullable Object o) {

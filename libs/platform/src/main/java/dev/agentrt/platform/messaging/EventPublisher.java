@@ -27,6 +27,11 @@ public class EventPublisher {
   }
 
   public CompletableFuture<?> send(OutboxEntry entry) {
+    return template.send(record(entry));
+  }
+
+  /** The record {@link #send} produces for the entry. */
+  public ProducerRecord<String, byte[]> record(OutboxEntry entry) {
     EventType type =
         EventType.ofCeType(entry.ceType())
             .orElseThrow(() -> new IllegalArgumentException("unknown type " + entry.ceType()));
@@ -41,8 +46,6 @@ public class EventPublisher {
             .withDataContentType("application/json")
             .withData(entry.payload().getBytes(StandardCharsets.UTF_8))
             .build();
-    ProducerRecord<String, byte[]> record =
-        KafkaMessageFactory.<String>createWriter(entry.topic(), entry.key()).writeBinary(event);
-    return template.send(record);
+    return KafkaMessageFactory.<String>createWriter(entry.topic(), entry.key()).writeBinary(event);
   }
 }

@@ -23,7 +23,7 @@ public class Outbox {
   /** The field every document that triggers work carries. */
   public static final String FIELD = "outbox";
 
-  private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
+  static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
 
   private static final Logger log = LoggerFactory.getLogger(Outbox.class);
 
@@ -70,10 +70,18 @@ public class Outbox {
     } catch (ExecutionException | TimeoutException e) {
       throw new OutboxPublishException(collection, documentId, e);
     }
-    List<String> ids = entries.stream().map(OutboxEntry::eventId).toList();
+    remove(collection, documentId, entries.stream().map(OutboxEntry::eventId).toList());
+  }
+
+  /** Removes the entries with these event ids from the document's outbox. */
+  void remove(String collection, Object documentId, List<String> eventIds) {
+    if (eventIds.isEmpty()) {
+      return;
+    }
     // The driver directly: the id is matched exactly as stored, never converted.
     mongo
         .getCollection(collection)
-        .updateOne(Filters.eq("_id", documentId), Updates.pull(FIELD, Filters.in("eventId", ids)));
+        .updateOne(
+            Filters.eq("_id", documentId), Updates.pull(FIELD, Filters.in("eventId", eventIds)));
   }
 }

@@ -6,9 +6,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * {@code agentrt.outbox.*}: the collections whose outboxes this service relays, and how old an
- * entry must be before the relay takes it over from its writer.
+ * {@code agentrt.outbox.*}: the collections whose outboxes this service relays, how old an entry
+ * must be before the relay takes it over from its writer, and how many failed attempts to publish
+ * an entry the relay makes before it sets the entry aside.
  */
 @ConfigurationProperties("agentrt.outbox")
 public record OutboxProperties(
-    @DefaultValue List<String> collections, @DefaultValue("2s") Duration grace) {}
+    @DefaultValue List<String> collections,
+    @DefaultValue("2s") Duration grace,
+    @DefaultValue("5") int maxAttempts) {}

@@ -1,11 +1,19 @@
 package dev.agentrt.platform.outbox;
 
+import dev.agentrt.platform.messaging.DeadLetters;
+import dev.agentrt.platform.messaging.EventPublisher;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.bson.Document;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
@@ -15,6 +23,10 @@ import org.springframework.scheduling.annotation.Scheduled;
  * Republishes what a crash left in outboxes: entries older than the grace period (so it does not
  * race the writer that is about to publish them). Safe with any number of copies running: at worst
  * an event is published twice, which consumers tolerate.
+ *
+ * <p>Each entry is published on its own: one that fails has its attempt counted and, after {@code
+ * agentrt.outbox.max-attempts}, is set aside ({@link FailedEntries}); the entries beside and after
+ * it are published all the same.
  */
 public class OutboxRelay {
 
@@ -22,17 +34,27 @@ public class OutboxRelay {
   private static final int BATCH = 100;
 
   private final Outbox outbox;
+  private final EventPublisher publisher;
+  private final FailedEntries failures;
   private final MongoTemplate mongo;
   private final List<String> collections;
   private final Duration grace;
   private final Clock clock;
 
   public OutboxRelay(
-      Outbox outbox, MongoTemplate mongo, List<String> collections, Duration grace, Clock clock) {
+      Outbox outbox,
+      EventPublisher publisher,
+      DeadLetters deadLetters,
+      MongoTemplate mongo,
+      OutboxProperties properties,
+      Clock clock) {
     this.outbox = outbox;
+    this.publisher = publisher;
+    this.failures =
+        new FailedEntries(mongo, publisher, deadLetters, properties.maxAttempts(), clock);
     this.mongo = mongo;
-    this.collections = List.copyOf(collections);
-    this.grace = grace;
+    this.collections = List.copyOf(properties.collections());
+    this.grace = properties.grace();
     this.clock = clock;
   }
 
@@ -57,13 +79,47 @@ public class OutboxRelay {
     stale.fields().include(Outbox.FIELD);
     List<Document> documents = mongo.find(stale, Document.class, collection);
     for (Document document : documents) {
+      Object id = document.get("_id");
       List<OutboxEntry> entries =
           document.getList(Outbox.FIELD, Document.class).stream()
               .map(d -> mongo.getConverter().read(OutboxEntry.class, d))
               .toList();
-      log.info("relaying {} event(s) of {}/{}", entries.size(), collection, document.get("_id"));
-      outbox.publish(collection, document.get("_id"), entries);
+      log.info("relaying {} event(s) of {}/{}", entries.size(), collection, id);
+      List<CompletableFuture<?>> sends = entries.stream().map(this::send).toList();
+      List<String> published = new ArrayList<>();
+      for (int i = 0; i < entries.size(); i++) {
+        Throwable failure = awaitAck(sends.get(i));
+        if (failure == null) {
+          published.add(entries.get(i).eventId());
+        } else {
+          failures.failed(collection, id, entries.get(i), failure);
+        }
+      }
+      outbox.remove(collection, id, published);
     }
     return documents.size();
+  }
+
+  private CompletableFuture<?> send(OutboxEntry entry) {
+    try {
+      return publisher.send(entry);
+    } catch (RuntimeException refused) {
+      return CompletableFuture.failedFuture(refused);
+    }
+  }
+
+  /** Why the send failed (its innermost cause), or null once the broker acknowledged it. */
+  private static Throwable awaitAck(CompletableFuture<?> send) {
+    try {
+      send.get(Outbox.SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return e;
+    } catch (ExecutionException e) {
+      return NestedExceptionUtils.getMostSpecificCause(e);
+    } catch (TimeoutException e) {
+      return e;
+    }
   }
 }

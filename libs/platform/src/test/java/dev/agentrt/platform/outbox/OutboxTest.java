@@ -10,6 +10,7 @@ import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.Event;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.Topics;
+import dev.agentrt.platform.messaging.DeadLetters;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.messaging.IncomingEvents;
 import java.time.Clock;
@@ -46,10 +47,12 @@ class OutboxTest {
   private static MongoClient mongoClient;
   private static MongoTemplate mongo;
   private static Outbox outbox;
+  private static EventPublisher publisher;
+  private static DeadLetters deadLetters;
 
   @BeforeAll
   static void start() {
-    kafka = new EmbeddedKafkaKraftBroker(1, 1, Topics.CHAT_MESSAGES);
+    kafka = new EmbeddedKafkaKraftBroker(1, 1, Topics.CHAT_MESSAGES, Topics.DEAD_LETTERS);
     kafka.afterPropertiesSet();
     mongoServer = new MongoServer(new MemoryBackend());
     mongoClient = MongoClients.create("mongodb://127.0.0.1:" + mongoServer.bind().getPort());
@@ -60,7 +63,9 @@ class OutboxTest {
                 Map.of("bootstrap.servers", kafka.getBrokersAsString()),
                 new StringSerializer(),
                 new ByteArraySerializer()));
-    outbox = new Outbox(new EventPublisher(template, "test"), mongo);
+    publisher = new EventPublisher(template, "test");
+    deadLetters = new DeadLetters(template);
+    outbox = new Outbox(publisher, mongo);
   }
 
   @AfterAll
@@ -88,13 +93,7 @@ class OutboxTest {
     Event inFlight = added(now.minusMillis(500));
     String leftBehindDoc = storeWithOutbox(leftBehind);
     String inFlightDoc = storeWithOutbox(inFlight);
-    OutboxRelay relay =
-        new OutboxRelay(
-            outbox,
-            mongo,
-            List.of(COLLECTION),
-            Duration.ofSeconds(2),
-            Clock.fixed(now, java.time.ZoneOffset.UTC));
+    OutboxRelay relay = relay(now, 5);
 
     assertThat(relay.relay(COLLECTION)).isEqualTo(1);
 
@@ -104,15 +103,90 @@ class OutboxTest {
         .isEqualTo(leftBehind);
   }
 
+  /**
+   * A record over the producer's {@code max.request.size} (1 MiB) can never be published. Before
+   * each relay pass fails on it, the entry beside it and the later document's are published; after
+   * its third failed attempt it is set aside with the reason and dead-lettered.
+   */
+  @Test
+  void anEntryThatCanNeverBePublishedIsSetAsideAndHoldsUpNoOther() {
+    Instant now = Instant.parse("2026-11-22T12:00:00Z");
+    Event besideIt = added(now.minusSeconds(10));
+    OutboxEntry tooLarge =
+        new OutboxEntry(
+            UUID.randomUUID().toString(),
+            besideIt.type().ceType(),
+            Topics.CHAT_MESSAGES,
+            "too-large-" + UUID.randomUUID(),
+            now.minusSeconds(10),
+            "x".repeat(1_100_000));
+    String failingDoc = store(List.of(tooLarge, OutboxEntry.of(besideIt, CODEC)));
+    Event later = added(now.minusSeconds(5));
+    String laterDoc = storeWithOutbox(later);
+    OutboxRelay relay = relay(now, 3);
+
+    relay.relay(COLLECTION);
+
+    assertThat(outboxOf(laterDoc)).isEmpty();
+    assertThat(new IncomingEvents(CODEC).decode(consumeOne(later.key()))).isEqualTo(later);
+    assertThat(new IncomingEvents(CODEC).decode(consumeOne(besideIt.key()))).isEqualTo(besideIt);
+    assertThat(outboxOf(failingDoc))
+        .singleElement()
+        .satisfies(e -> assertThat(((Document) e).getInteger("attempts")).isEqualTo(1));
+
+    relay.relay(COLLECTION);
+    assertThat(outboxOf(failingDoc)).hasSize(1);
+    relay.relay(COLLECTION);
+
+    assertThat(outboxOf(failingDoc)).isEmpty();
+    Document setAside =
+        mongo
+            .getCollection(FailedEntries.COLLECTION)
+            .find(new Document("_id", tooLarge.eventId()))
+            .first();
+    assertThat(setAside.getString("collection")).isEqualTo(COLLECTION);
+    assertThat(setAside.getString("documentId")).isEqualTo(failingDoc);
+    assertThat(setAside.getInteger("attempts")).isEqualTo(3);
+    assertThat(setAside.getString("reason")).contains("RecordTooLargeException");
+    assertThat(setAside.get("entry", Document.class).getString("payload")).hasSize(1_100_000);
+    ConsumerRecord<String, byte[]> letter = consumeOne(Topics.DEAD_LETTERS, tooLarge.key());
+    assertThat(header(letter, "kafka_dlt-original-topic")).isEqualTo(Topics.CHAT_MESSAGES);
+    assertThat(header(letter, "kafka_dlt-exception-message")).contains("1100");
+    assertThat(header(letter, "ce_id")).isEqualTo(tooLarge.eventId());
+    assertThat(header(letter, DeadLetters.SET_ASIDE))
+        .isEqualTo(FailedEntries.COLLECTION + "/" + tooLarge.eventId());
+    assertThat(header(letter, DeadLetters.VALUE_DROPPED))
+        .contains("kept in " + FailedEntries.COLLECTION);
+  }
+
+  private static OutboxRelay relay(Instant now, int maxAttempts) {
+    return new OutboxRelay(
+        outbox,
+        publisher,
+        deadLetters,
+        mongo,
+        new OutboxProperties(List.of(COLLECTION), Duration.ofSeconds(2), maxAttempts),
+        Clock.fixed(now, java.time.ZoneOffset.UTC));
+  }
+
+  private static String header(ConsumerRecord<String, byte[]> record, String name) {
+    return new String(
+        record.headers().lastHeader(name).value(), java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   private static ChatMessageAdded added(Instant at) {
     String chatId = "chat-" + UUID.randomUUID();
     return new ChatMessageAdded(UUID.randomUUID().toString(), at, chatId, "m-1", "user", null);
   }
 
   private static String storeWithOutbox(Event event) {
+    return store(List.of(OutboxEntry.of(event, CODEC)));
+  }
+
+  private static String store(List<OutboxEntry> entries) {
     String id = UUID.randomUUID().toString();
     Document doc = new Document("_id", id);
-    mongo.getConverter().write(new Holder(List.of(OutboxEntry.of(event, CODEC))), doc);
+    mongo.getConverter().write(new Holder(entries), doc);
     doc.put("_id", id);
     doc.remove("_class");
     mongo.getCollection(COLLECTION).insertOne(doc);
@@ -128,6 +202,11 @@ class OutboxTest {
 
   /** The one record with this key on the chat topic. */
   private static ConsumerRecord<String, byte[]> consumeOne(String key) {
+    return consumeOne(Topics.CHAT_MESSAGES, key);
+  }
+
+  /** The one record with this key on the topic. */
+  private static ConsumerRecord<String, byte[]> consumeOne(String topic, String key) {
     Map<String, Object> config =
         Map.of(
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.getBrokersAsString(),
@@ -135,7 +214,7 @@ class OutboxTest {
             ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer())) {
-      consumer.subscribe(List.of(Topics.CHAT_MESSAGES));
+      consumer.subscribe(List.of(topic));
       List<ConsumerRecord<String, byte[]>> matching = new ArrayList<>();
       long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
       while (matching.isEmpty() && System.nanoTime() < deadline) {

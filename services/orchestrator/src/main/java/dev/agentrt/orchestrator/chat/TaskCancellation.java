@@ -19,6 +19,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import org.springframework.data.domain.Sort;
+import org.springframework.data.mongodb.core.FindAndModifyOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
@@ -29,7 +30,13 @@ import org.springframework.stereotype.Component;
  * Cancels a task at the person's request: the task and its sub-agent become {@code cancelled} (a
  * conditional update, once), so the loop schedules no further model turn; tool calls already
  * running finish and are recorded, but nothing acts on them. {@code TaskCancelled}, in the task's
- * outbox, tells the finalizer, which says so in the chat with what was done so far.
+ * outbox, tells the finalizer, which says so in the chat with what was done so far, and agent-init,
+ * which cancels the sub-agent too (for a cancellation that died between its two writes).
+ *
+ * <p>Safe against a concurrent start (agent-init): the task is cancelled only while {@code
+ * created}, {@code running} or {@code waiting}, and its sub-agent is found by the task, whether or
+ * not the start has linked it yet. A start that links the task first has its sub-agent cancelled
+ * here; a start that comes second cannot link a cancelled task and cancels its own sub-agent.
  */
 @Component
 class TaskCancellation {
@@ -76,41 +83,53 @@ class TaskCancellation {
                 task.subAgentId(),
                 progress),
             codec);
-    long moved =
-        mongo
-            .updateFirst(
-                Query.query(Criteria.where("_id").is(taskId).and("status").in(CANCELLABLE)),
-                new Update()
-                    .set("status", TaskStatus.cancelled)
-                    .set("updatedAt", now)
-                    .push("outbox", cancelled),
-                Task.class)
-            .getModifiedCount();
-    Task stored = mongo.findById(taskId, Task.class);
-    if (moved == 0) {
-      return new Result.AlreadyEnded(stored);
+    Task stored =
+        mongo.findAndModify(
+            Query.query(Criteria.where("_id").is(taskId).and("status").in(CANCELLABLE)),
+            new Update()
+                .set("status", TaskStatus.cancelled)
+                .set("updatedAt", now)
+                .push("outbox", cancelled),
+            FindAndModifyOptions.options().returnNew(true),
+            Task.class);
+    if (stored == null) {
+      Task ended = mongo.findById(taskId, Task.class);
+      if (ended != null && ended.status() == TaskStatus.cancelled) {
+        stopSubAgent(taskId, now); // again: a cancellation may have died before it
+      }
+      return new Result.AlreadyEnded(ended);
     }
-    if (task.subAgentId() != null) {
-      mongo.updateFirst(
-          Query.query(
-              Criteria.where("_id")
-                  .is(task.subAgentId())
-                  .and("status")
-                  .in(SubAgentStatus.active, SubAgentStatus.waiting_for_user)),
-          new Update().set("status", SubAgentStatus.cancelled).set("updatedAt", now),
-          SubAgent.class);
-      PendingToolCalls.fail(mongo, task.subAgentId(), "cancelled", now);
-    }
+    stopSubAgent(taskId, now);
     ledger.append(
         task.chatId(),
         "run_end/" + taskId + "/cancelled",
         RunEvent.RUN_END,
         taskId,
-        task.subAgentId(),
+        stored.subAgentId(),
         task.agent(),
         RunLedger.data("status", "cancelled", "reason", "cancelled", "result", progress));
     outbox.publishOrLeaveToRelay(Collections.TASKS, taskId, stored.outbox());
     return new Result.Cancelled(stored);
+  }
+
+  /**
+   * Cancels the task's sub-agent, found by its task rather than by the task's {@code subAgentId}: a
+   * sub-agent made by a start that has not linked it yet is cancelled too (that start then finds
+   * the task cancelled and adds nothing to it). Its calls no tool-runner started fail.
+   */
+  private void stopSubAgent(String taskId, Instant now) {
+    SubAgent stopped =
+        mongo.findAndModify(
+            Query.query(
+                Criteria.where("taskId")
+                    .is(taskId)
+                    .and("status")
+                    .in(SubAgentStatus.active, SubAgentStatus.waiting_for_user)),
+            new Update().set("status", SubAgentStatus.cancelled).set("updatedAt", now),
+            SubAgent.class);
+    if (stopped != null) {
+      PendingToolCalls.fail(mongo, stopped.id(), "cancelled", now);
+    }
   }
 
   /** What the sub-agent had done: its turns, its tool calls, its last words. */

@@ -1,0 +1,131 @@
+package dev.agentrt.notifier;
+
+import dev.agentrt.agents.ToolCatalog;
+import dev.agentrt.events.TaskWaiting;
+import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.RequestedToolCall;
+import dev.agentrt.store.StaleTasks;
+import dev.agentrt.store.SubAgentMessage;
+import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskStatus;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.data.domain.Sort;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Asks the questions whose {@code TaskWaiting} was lost: dead-lettered after MongoDB was away
+ * longer than the listener retries (about 15 s), or never handled. For a task {@code waiting}
+ * longer than {@code agentrt.notifier.sweep-grace}, the event is read back from what the agent loop
+ * stored with it — its sub-agent's last assistant message, the {@code ask_user} call — with the id
+ * the loop gave it ({@code Ids.derived(answerId, "waiting")}, agent-loop {@code OutcomeRecorder});
+ * if the chat has no question of that id, the listener's own handling posts it. The question's id
+ * derives from the event's, so the event arriving later, a replay, or another notifier posts
+ * nothing more.
+ */
+@Component
+@EnableConfigurationProperties(NotifierProperties.class)
+class UnaskedQuestionSweep {
+
+  /** Waiting tasks one sweep looks at; the next sweep goes on after them. */
+  static final int BATCH = 100;
+
+  private static final Logger log = LoggerFactory.getLogger(UnaskedQuestionSweep.class);
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private final MongoTemplate mongo;
+  private final TaskWaitingListener asking;
+  private final StaleTasks waiting;
+  private final NotifierProperties properties;
+  private final Clock clock = Clock.systemUTC();
+
+  UnaskedQuestionSweep(
+      MongoTemplate mongo, TaskWaitingListener asking, NotifierProperties properties) {
+    this.mongo = mongo;
+    this.asking = asking;
+    this.waiting = new StaleTasks(mongo, List.of(TaskStatus.waiting), BATCH);
+    this.properties = properties;
+  }
+
+  @Scheduled(
+      fixedDelayString = "${agentrt.notifier.sweep-interval:10s}",
+      initialDelayString = "${agentrt.notifier.sweep-interval:10s}")
+  void sweep() {
+    for (Task task : waiting.next(null, clock.instant().minus(properties.sweepGrace()))) {
+      try {
+        Optional<TaskWaiting> event = waitingOf(task);
+        if (event.isPresent() && !asked(event.get())) {
+          log.info("asking the question of task {}: its TaskWaiting was lost", task.id());
+          asking.ask(event.get());
+        }
+      } catch (RuntimeException e) {
+        log.warn("could not ask task {}'s question, the next sweep tries again: {}", task.id(), e);
+      }
+    }
+  }
+
+  private boolean asked(TaskWaiting event) {
+    return mongo.exists(
+        Query.query(Criteria.where("_id").is(Ids.derived(event.eventId(), Questions.PURPOSE))),
+        ChatMessage.class);
+  }
+
+  /**
+   * The {@code TaskWaiting} the agent loop published when the task's sub-agent asked: empty when
+   * its last assistant message is not a question.
+   */
+  Optional<TaskWaiting> waitingOf(Task task) {
+    if (task.subAgentId() == null) {
+      return Optional.empty();
+    }
+    SubAgentMessage last =
+        mongo.findOne(
+            Query.query(
+                    Criteria.where("subAgentId")
+                        .is(task.subAgentId())
+                        .and("role")
+                        .is(SubAgentMessage.ASSISTANT))
+                .with(Sort.by(Sort.Direction.DESC, "seq"))
+                .limit(1),
+            SubAgentMessage.class);
+    if (last == null) {
+      return Optional.empty();
+    }
+    return last.toolCalls().stream()
+        .filter(c -> ToolCatalog.ASK_USER.equals(c.name()))
+        .findFirst()
+        .map(
+            call ->
+                new TaskWaiting(
+                    Ids.derived(last.id(), "waiting"),
+                    last.createdAt(),
+                    task.id(),
+                    task.chatId(),
+                    task.subAgentId(),
+                    questionOf(call, last.content())));
+  }
+
+  /** The question as the agent loop reads it from the {@code ask_user} call (its TurnOutcome). */
+  private static String questionOf(RequestedToolCall call, String content) {
+    try {
+      JsonNode question = JSON.readTree(call.arguments()).path("question");
+      if (question.isString() && !question.asString().isBlank()) {
+        return question.asString();
+      }
+    } catch (RuntimeException notJson) {
+      // fall through: the content, or a plain question
+    }
+    return content != null && !content.isBlank() ? content : "Could you tell me more?";
+  }
+}
