@@ -6,12 +6,10 @@ import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
-import dev.agentrt.store.PendingToolCalls;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
-import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentCancellation;
 import dev.agentrt.store.SubAgentMessage;
-import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.ToolCall;
@@ -112,24 +110,9 @@ class TaskCancellation {
     return new Result.Cancelled(stored);
   }
 
-  /**
-   * Cancels the task's sub-agent, found by its task rather than by the task's {@code subAgentId}: a
-   * sub-agent made by a start that has not linked it yet is cancelled too (that start then finds
-   * the task cancelled and adds nothing to it). Its calls no tool-runner started fail.
-   */
+  /** Cancels the task's sub-agent, even one a start has made but not linked yet. */
   private void stopSubAgent(String taskId, Instant now) {
-    SubAgent stopped =
-        mongo.findAndModify(
-            Query.query(
-                Criteria.where("taskId")
-                    .is(taskId)
-                    .and("status")
-                    .in(SubAgentStatus.active, SubAgentStatus.waiting_for_user)),
-            new Update().set("status", SubAgentStatus.cancelled).set("updatedAt", now),
-            SubAgent.class);
-    if (stopped != null) {
-      PendingToolCalls.fail(mongo, stopped.id(), "cancelled", now);
-    }
+    SubAgentCancellation.cancelSubAgentOf(mongo, taskId, now);
   }
 
   /** What the sub-agent had done: its turns, its tool calls, its last words. */
