@@ -1,6 +1,7 @@
 package dev.agentrt.model;
 
 import dev.agentrt.model.ModelsProperties.Definition;
+import dev.agentrt.model.ModelsProperties.OfflineSettings;
 import dev.agentrt.model.ModelsProperties.ShortForm;
 import dev.agentrt.model.offline.OfflineModel;
 import dev.agentrt.model.springai.SpringAiModel;
@@ -13,28 +14,37 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The {@link ModelPort}: a {@link ModelRouter} over the models of {@code agentrt.models} (and the
- * short form {@code agentrt.model}), checked at start-up, unless the application defines its own
- * port. With nothing configured it routes every request to the {@link OfflineModel}.
+ * short form {@code agentrt.model}), checked at start-up, each behind a {@link BoundedModel} that
+ * holds its calls in flight to the configured maximum, unless the application defines its own port.
+ * With nothing configured it routes every request to the {@link OfflineModel}.
  */
 @AutoConfiguration
-@EnableConfigurationProperties({ModelsProperties.class, ShortForm.class})
+@EnableConfigurationProperties({ModelsProperties.class, ShortForm.class, OfflineSettings.class})
 public class ModelAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean(ModelPort.class)
-  ModelRouter modelRouter(ModelsProperties configured, ShortForm shortForm) {
+  ModelRouter modelRouter(
+      ModelsProperties configured, ShortForm shortForm, OfflineSettings offline) {
     ModelsProperties models = configured.with(shortForm);
     models.check();
     Map<String, ModelPort> ports = new LinkedHashMap<>();
-    models.definitions().forEach((name, definition) -> ports.put(name, port(definition)));
+    models
+        .definitions()
+        .forEach(
+            (name, definition) ->
+                ports.put(
+                    name,
+                    new BoundedModel(
+                        name, port(definition, offline), models.maxConcurrentCalls(definition))));
     return new ModelRouter(ports, models.defaultModel());
   }
 
-  private static ModelPort port(Definition definition) {
+  private static ModelPort port(Definition definition, OfflineSettings offline) {
     return switch (definition.provider()) {
       case "openai" -> SpringAiModel.openAi(definition);
       case "anthropic" -> SpringAiModel.anthropic(definition);
-      case "offline" -> new OfflineModel();
+      case "offline" -> new OfflineModel(offline.latency());
       default -> throw new IllegalStateException("unknown provider " + definition.provider());
     };
   }

@@ -17,10 +17,17 @@ import org.slf4j.LoggerFactory;
  * {@link ModelException}; an interrupt (the service stopping) as an {@link IllegalStateException},
  * so the event is handled again rather than answered with an apology. The wait between attempts
  * doubles, with up to a quarter more of jitter, and never exceeds {@link #MAX_BACKOFF}.
+ *
+ * <p>Time a call spends waiting for a free slot of a busy model ({@link BoundedModel}) counts
+ * toward the deadline, not the timeout: the timeout is the provider's, and starts when the slot is
+ * held. The deadline passing while the call still waits ends it for good.
  */
 public final class ModelRetries {
 
   public static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+  /** Longer than any wait; a deadline further away is as good as none. */
+  private static final Duration LONGEST = Duration.ofDays(365L * 100);
 
   private static final Logger log = LoggerFactory.getLogger(ModelRetries.class);
 
@@ -83,18 +90,42 @@ public final class ModelRetries {
     }
   }
 
+  /**
+   * One attempt, bounded by the timeout and the deadline. Time spent waiting for a permit of a
+   * {@link BoundedModel} counts against the deadline only: the timeout is the provider's.
+   */
   private ModelReply callOnce(ModelRequest request, Instant deadline) {
-    Duration limit = min(timeout, Duration.between(clock.instant(), deadline));
-    if (limit.isNegative() || limit.isZero()) {
+    Duration untilDeadline = Duration.between(clock.instant(), deadline);
+    if (untilDeadline.isNegative() || untilDeadline.isZero()) {
       throw new ModelException("no time left for another model call", false);
     }
-    FutureTask<ModelReply> call = new FutureTask<>(() -> model.complete(request));
+    PermitWait permitWait = new PermitWait();
+    FutureTask<ModelReply> call =
+        new FutureTask<>(() -> permitWait.during(() -> model.complete(request)));
+    long started = System.nanoTime();
+    long deadlineNanos = nanos(untilDeadline);
     Thread.ofVirtual().name("model-call").start(call);
     try {
-      return call.get(limit.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      call.cancel(true);
-      throw new ModelException("the model did not answer within " + limit, true, e);
+      while (true) {
+        long elapsed = System.nanoTime() - started;
+        long providerLeft = nanos(timeout) - (elapsed - permitWait.waitedNanos(started + elapsed));
+        long deadlineLeft = deadlineNanos - elapsed;
+        if (deadlineLeft <= 0 && permitWait.waiting()) {
+          call.cancel(true);
+          throw new ModelException(
+              "the deadline passed while waiting for the model (too many calls in flight)", false);
+        }
+        if (providerLeft <= 0 || deadlineLeft <= 0) {
+          call.cancel(true);
+          throw new ModelException(
+              "the model did not answer within " + min(timeout, untilDeadline), true);
+        }
+        try {
+          return call.get(Math.min(providerLeft, deadlineLeft), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+          // Look again: time waiting for a permit does not count against the timeout.
+        }
+      }
     } catch (InterruptedException e) {
       call.cancel(true);
       Thread.currentThread().interrupt();
@@ -106,6 +137,11 @@ public final class ModelRetries {
       // An unexpected failure inside the port (a network error it did not wrap, say): may pass.
       throw new ModelException("the model call failed: " + e.getCause(), true, e.getCause());
     }
+  }
+
+  /** The duration in nanoseconds, at most about 292 years (a deadline of Instant.MAX fits). */
+  private static long nanos(Duration duration) {
+    return duration.compareTo(LONGEST) >= 0 ? LONGEST.toNanos() : duration.toNanos();
   }
 
   private void sleep(Duration duration) {

@@ -17,10 +17,15 @@ import org.springframework.boot.context.properties.bind.Name;
  * @param defaultModel {@code agentrt.models.default}: the model a request without a model name goes
  *     to
  * @param definitions {@code agentrt.models.definitions.<name>}: the models by name
+ * @param maxConcurrentCalls {@code agentrt.models.max-concurrent-calls}: calls in flight to one
+ *     model at most, unless its definition says otherwise; further calls wait ({@value
+ *     #DEFAULT_MAX_CONCURRENT_CALLS} when unset)
  */
 @ConfigurationProperties("agentrt.models")
 public record ModelsProperties(
-    @Name("default") @Nullable String defaultModel, Map<String, Definition> definitions) {
+    @Name("default") @Nullable String defaultModel,
+    Map<String, Definition> definitions,
+    @Nullable Integer maxConcurrentCalls) {
 
   public static final String OFFLINE = "offline";
 
@@ -29,8 +34,19 @@ public record ModelsProperties(
 
   static final Set<String> PROVIDERS = Set.of("openai", "anthropic", "offline");
 
+  public static final int DEFAULT_MAX_CONCURRENT_CALLS = 256;
+
   public ModelsProperties {
     definitions = definitions == null ? Map.of() : Map.copyOf(definitions);
+    maxConcurrentCalls =
+        maxConcurrentCalls == null ? DEFAULT_MAX_CONCURRENT_CALLS : maxConcurrentCalls;
+  }
+
+  /** The most calls in flight to the model of this definition. */
+  public int maxConcurrentCalls(Definition definition) {
+    return definition.maxConcurrentCalls() == null
+        ? maxConcurrentCalls
+        : definition.maxConcurrentCalls();
   }
 
   /**
@@ -46,6 +62,8 @@ public record ModelsProperties(
    * @param maxTokens the most tokens of one answer, the provider's default when unset (4096 for
    *     Anthropic, which requires one)
    * @param timeout how long one HTTP call may take, 60 s when unset
+   * @param maxConcurrentCalls calls in flight to this model at most; {@code
+   *     agentrt.models.max-concurrent-calls} when unset
    */
   public record Definition(
       @Nullable String provider,
@@ -54,7 +72,8 @@ public record ModelsProperties(
       @Nullable String model,
       @Nullable Double temperature,
       @Nullable Integer maxTokens,
-      @Nullable Duration timeout) {
+      @Nullable Duration timeout,
+      @Nullable Integer maxConcurrentCalls) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
 
@@ -63,7 +82,7 @@ public record ModelsProperties(
     }
 
     static Definition offline() {
-      return new Definition(OFFLINE, null, null, null, null, null, null);
+      return new Definition(OFFLINE, null, null, null, null, null, null, null);
     }
   }
 
@@ -78,6 +97,25 @@ public record ModelsProperties(
       @Nullable String baseUrl,
       @Nullable String apiKey,
       @Nullable String name) {}
+
+  /**
+   * The offline model's settings ({@code agentrt.offline-model}).
+   *
+   * @param latency {@code agentrt.offline-model.latency} ({@code AGENTRT_OFFLINE_MODEL_LATENCY},
+   *     e.g. {@code 2s}): how long every offline call takes, 0 when unset; holds calls in flight
+   *     for crash tests, demos and the bench without a fake server
+   */
+  @ConfigurationProperties("agentrt.offline-model")
+  public record OfflineSettings(@Nullable Duration latency) {
+
+    public OfflineSettings {
+      latency = latency == null ? Duration.ZERO : latency;
+      if (latency.isNegative()) {
+        throw new IllegalArgumentException(
+            "agentrt.offline-model.latency must not be negative: " + latency);
+      }
+    }
+  }
 
   /**
    * These models with the short form's model added as {@code default} (and made the default unless
@@ -97,10 +135,12 @@ public record ModelsProperties(
               shortForm.name(),
               null,
               null,
+              null,
               null));
       defaultName = defaultName == null ? SHORT_FORM_NAME : defaultName;
     }
-    return new ModelsProperties(defaultName == null ? OFFLINE : defaultName, all);
+    return new ModelsProperties(
+        defaultName == null ? OFFLINE : defaultName, all, maxConcurrentCalls);
   }
 
   /**
@@ -132,7 +172,13 @@ public record ModelsProperties(
           } else if (provider.equals("anthropic") && !hasText(definition.apiKey())) {
             problems.add(prefix + "api-key is missing (provider anthropic)");
           }
+          if (definition.maxConcurrentCalls() != null && definition.maxConcurrentCalls() < 1) {
+            problems.add(prefix + "max-concurrent-calls must be at least 1");
+          }
         });
+    if (maxConcurrentCalls < 1) {
+      problems.add("agentrt.models.max-concurrent-calls must be at least 1");
+    }
     if (defaultModel != null && !definitions.containsKey(defaultModel)) {
       problems.add(
           "agentrt.models.default names '"

@@ -2,6 +2,7 @@ package dev.agentrt.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
 
 import dev.agentrt.model.ModelReply.Usage;
 import dev.agentrt.model.ModelRequest.Purpose;
@@ -11,6 +12,8 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -77,6 +80,100 @@ class ModelRetriesTest {
 
     assertThat(failure).hasMessage("HTTP 401");
     assertThat(waits).isEmpty();
+  }
+
+  @Test
+  void timeWaitingForAPermitDoesNotCountAgainstTheAttemptsTimeout() {
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger calls = new AtomicInteger();
+    BoundedModel model =
+        new BoundedModel(
+            "m",
+            request -> {
+              if (calls.getAndIncrement() == 0) {
+                hold(release);
+              }
+              return ANSWER;
+            },
+            1);
+    // Long beside the few steps before the wait starts, which do count.
+    Duration timeout = Duration.ofMillis(500);
+    ModelRetries retries = new ModelRetries(model, 1, Duration.ZERO, timeout, Clock.systemUTC());
+    CompletableFuture<ModelReply> holder = onVirtualThread(() -> complete(model));
+    await().until(() -> calls.get() == 1);
+
+    CompletableFuture<ModelReply> waiter =
+        onVirtualThread(() -> retries.complete(REQUEST, Instant.MAX));
+    await().until(() -> model.waiting() == 1);
+    long queued = System.nanoTime();
+    // Let the waiting call wait well past its timeout before it gets the permit.
+    await().until(() -> System.nanoTime() - queued > timeout.multipliedBy(3).toNanos());
+    release.countDown();
+
+    assertThat(waiter).succeedsWithin(Duration.ofSeconds(5)).isEqualTo(ANSWER);
+    assertThat(holder).succeedsWithin(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void theDeadlinePassingWhileWaitingForAPermitEndsTheCallForGood() {
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger calls = new AtomicInteger();
+    BoundedModel model =
+        new BoundedModel(
+            "m",
+            request -> {
+              calls.incrementAndGet();
+              hold(release);
+              return ANSWER;
+            },
+            1);
+    ModelRetries retries =
+        new ModelRetries(model, 3, Duration.ZERO, Duration.ofMinutes(1), Clock.systemUTC());
+    CompletableFuture<ModelReply> holder = onVirtualThread(() -> complete(model));
+    await().until(() -> calls.get() == 1);
+
+    Instant deadline = Instant.now().plusMillis(100);
+    ModelException failure =
+        catchThrowableOfType(ModelException.class, () -> retries.complete(REQUEST, deadline));
+
+    // Said so while it waits; "no time left" when the deadline came before the wait began.
+    assertThat(failure.getMessage())
+        .isIn(
+            "the deadline passed while waiting for the model (too many calls in flight)",
+            "no time left for another model call");
+    assertThat(failure.transientFailure()).isFalse();
+    assertThat(calls).as("never reached the model").hasValue(1);
+    release.countDown();
+    assertThat(holder).succeedsWithin(Duration.ofSeconds(5));
+    await().until(() -> model.waiting() == 0 && model.inFlight() == 0);
+  }
+
+  private static void hold(CountDownLatch release) {
+    try {
+      release.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static CompletableFuture<ModelReply> onVirtualThread(
+      java.util.function.Supplier<ModelReply> call) {
+    CompletableFuture<ModelReply> reply = new CompletableFuture<>();
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              try {
+                reply.complete(call.get());
+              } catch (RuntimeException e) {
+                reply.completeExceptionally(e);
+              }
+            });
+    return reply;
+  }
+
+  private static ModelReply complete(ModelPort model) {
+    return model.complete(REQUEST);
   }
 
   private ModelRetries retries(ModelPort model, Duration backoff) {

@@ -1,10 +1,12 @@
 package dev.agentrt.model.offline;
 
+import dev.agentrt.model.ModelException;
 import dev.agentrt.model.ModelMessage;
 import dev.agentrt.model.ModelPort;
 import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelReply.Usage;
 import dev.agentrt.model.ModelRequest;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -70,14 +72,38 @@ import java.util.List;
  * <h2>Every reply</h2>
  *
  * Usage counts a token per four characters (rounded up) of message contents and tool calls, prompt
- * and completion; finish reason {@code tool_calls} or {@code stop}; latency measured. Apart from
- * latency, the same request always gets the same reply.
+ * and completion; finish reason {@code tool_calls} or {@code stop}; latency measured (every call
+ * takes at least the configured latency, 0 by default). Apart from latency, the same request always
+ * gets the same reply.
  */
 public final class OfflineModel implements ModelPort {
 
+  private final Duration latency;
+
+  /** Answers at once. */
+  public OfflineModel() {
+    this(Duration.ZERO);
+  }
+
+  /**
+   * @param latency how long every call takes ({@code agentrt.offline-model.latency}), so tests,
+   *     demos and the bench can hold calls in flight without a fake server
+   */
+  public OfflineModel(Duration latency) {
+    if (latency.isNegative()) {
+      throw new IllegalArgumentException("latency must not be negative: " + latency);
+    }
+    this.latency = latency;
+  }
+
+  /**
+   * @throws ModelException not transient, with the interrupt flag kept, when interrupted during the
+   *     latency
+   */
   @Override
   public ModelReply complete(ModelRequest request) {
     long started = System.nanoTime();
+    waitLatency();
     ModelMessage reply =
         switch (request.purpose()) {
           case DECISION -> answer(Decider.decide(request.messages()));
@@ -91,6 +117,18 @@ public final class OfflineModel implements ModelPort {
         new Usage(tokens(request.messages()), tokens(List.of(reply))),
         reply.toolCalls().isEmpty() ? "stop" : "tool_calls",
         latencyMs);
+  }
+
+  private void waitLatency() {
+    if (latency.isZero()) {
+      return;
+    }
+    try {
+      Thread.sleep(latency);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ModelException("offline model: interrupted", false, e);
+    }
   }
 
   private static ModelMessage answer(String content) {

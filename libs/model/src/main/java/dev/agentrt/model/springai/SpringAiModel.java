@@ -157,6 +157,11 @@ public final class SpringAiModel implements ModelPort {
     try {
       response = chatModel.call(prompt(request));
     } catch (RuntimeException e) {
+      if (Thread.currentThread().isInterrupted()) {
+        // The call was cancelled: on a virtual thread the interrupt closed the socket, which the
+        // SDK reports as an I/O failure; it must not be tried again.
+        throw new ModelException(label + ": interrupted; the request was closed", false, e);
+      }
       throw ProviderFailures.classify(label, e, clock);
     }
     return reply(response, Duration.ofNanos(System.nanoTime() - started).toMillis());

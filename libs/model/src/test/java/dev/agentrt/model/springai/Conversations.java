@@ -58,11 +58,11 @@ final class Conversations {
 
   static Definition openAi(FakeProvider provider, String apiKey, Duration timeout) {
     return new Definition(
-        "openai", provider.baseUrl() + "/v1", apiKey, "gpt-test", 0.2, 512, timeout);
+        "openai", provider.baseUrl() + "/v1", apiKey, "gpt-test", 0.2, 512, timeout, null);
   }
 
   static Definition anthropic(FakeProvider provider, Duration timeout) {
     return new Definition(
-        "anthropic", provider.baseUrl(), "test-key", "claude-test", null, 1024, timeout);
+        "anthropic", provider.baseUrl(), "test-key", "claude-test", null, 1024, timeout, null);
   }
 }
