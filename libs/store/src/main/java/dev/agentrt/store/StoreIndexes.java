@@ -59,7 +59,7 @@ public class StoreIndexes implements InitializingBean {
             new Index().on("status", Sort.Direction.ASC).on("createdAt", Sort.Direction.ASC));
     mongo
         .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
-        .createIndex(new Index().on("leaseUntil", Sort.Direction.ASC).sparse());
+        .createIndex(new Index().on(ToolCall.LEASE + ".leaseUntil", Sort.Direction.ASC).sparse());
     mongo
         .indexOps(Collections.RUN_EVENTS)
         .createIndex(
