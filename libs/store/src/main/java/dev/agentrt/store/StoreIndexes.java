@@ -60,7 +60,7 @@ public class StoreIndexes implements InitializingBean {
             new Index().on("status", Sort.Direction.ASC).on("createdAt", Sort.Direction.ASC));
     mongo
         .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
-        .createIndex(new Index().on("leaseUntil", Sort.Direction.ASC).sparse());
+        .createIndex(new Index().on(ToolCall.LEASE + ".leaseUntil", Sort.Direction.ASC).sparse());
     // Tasks whose event was lost (a start, a question, an answer), by status, oldest first.
     mongo
         .indexOps(Collections.TASKS)

@@ -14,6 +14,9 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  *
  * @param agent the name of the calling sub-agent's agent, whose tools the call must be among; null
  *     on calls stored before the field existed (read it from the sub-agent then)
+ * @param lease the hold of the tool-runner looking after the call ({@link Leases}): taken with the
+ *     claim, renewed while the tool runs, kept after the outcome is recorded and unset once the
+ *     tool message is appended; so a finished call that still has one may not be answered yet
  */
 @Document(Collections.SUB_AGENT_TOOL_CALLS)
 public record ToolCall(
@@ -29,7 +32,11 @@ public record ToolCall(
     @Nullable String result,
     @Nullable String error,
     @Nullable Long latencyMs,
-    @Nullable Instant leaseUntil,
+    @Nullable Lease lease,
     Instant createdAt,
     Instant updatedAt,
-    List<OutboxEntry> outbox) {}
+    List<OutboxEntry> outbox) {
+
+  /** The field of {@link #lease}. */
+  public static final String LEASE = "lease";
+}

@@ -5,21 +5,26 @@ import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.sun.net.httpserver.HttpServer;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.SubAgentMessageAdded;
+import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.messaging.IncomingEvents;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.Leases;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +34,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -41,14 +48,17 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The service as it runs: its listener on a real KRaft broker, its documents on a real
+ * The service as it runs: its listeners on a real KRaft broker, its documents on a real
  * MongoDB-protocol server, the built-in tools on a docs folder. A requested search comes back as a
- * tool message and a {@code SubAgentMessageAdded} on the sub-agent-messages topic.
+ * tool message and a {@code SubAgentMessageAdded} on the sub-agent-messages topic; a {@code
+ * TaskCancelled} stops a tool that hangs.
  */
 class ToolRunnerApplicationTest {
 
@@ -60,12 +70,43 @@ class ToolRunnerApplicationTest {
   private static MongoServer mongoServer;
   private static MongoClient mongoClient;
   private static ConfigurableApplicationContext app;
+  private static HttpServer http;
+  private static final CountDownLatch hangRequested = new CountDownLatch(1);
+  private static final CountDownLatch hangEnds = new CountDownLatch(1);
 
   @BeforeAll
   static void start() throws Exception {
     Path docs = Files.createDirectories(scratch.resolve("docs"));
     Files.writeString(docs.resolve("kafka.md"), "# Kafka\n\nTopics are keyed by conversation.\n");
     Files.writeString(docs.resolve("mongodb.md"), "# MongoDB\n\nDocuments and outboxes.\n");
+    Path agents =
+        Files.writeString(
+            scratch.resolve("agents.yml"),
+            """
+            agents:
+              - name: researcher
+                description: Researches.
+                systemPrompt: Research.
+                tools: [search_docs, read_doc]
+              - name: fetcher
+                description: Fetches.
+                systemPrompt: Fetch.
+                tools: [http_get]
+            """);
+    // A page that never comes: GET /hang waits until the test ends.
+    http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    http.createContext(
+        "/hang",
+        exchange -> {
+          hangRequested.countDown();
+          try {
+            hangEnds.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          exchange.close();
+        });
+    http.start();
     kafka = new EmbeddedKafkaKraftBroker(1, 1);
     kafka.afterPropertiesSet();
     mongoServer = new MongoServer(new MemoryBackend());
@@ -78,7 +119,8 @@ class ToolRunnerApplicationTest {
                 "--spring.mongodb.uri=" + mongoUri,
                 "--server.port=0",
                 "--agentrt.tools.docs-root=" + docs,
-                "--agentrt.tools.http.allowed-hosts=example.org, 127.0.0.1");
+                "--agentrt.tools.http.allowed-hosts=example.org, 127.0.0.1",
+                "--agentrt.agents.file=" + agents);
   }
 
   @AfterAll
@@ -86,6 +128,8 @@ class ToolRunnerApplicationTest {
     if (app != null) {
       app.close();
     }
+    hangEnds.countDown();
+    http.stop(0);
     mongoClient.close();
     mongoServer.shutdownNow();
     kafka.destroy();
@@ -169,7 +213,7 @@ class ToolRunnerApplicationTest {
             .atMost(Duration.ofSeconds(30))
             .until(
                 () -> mongo.findById(call.id(), ToolCall.class),
-                c -> c.status() == ToolCallStatus.success && c.leaseUntil() == null);
+                c -> c.status() == ToolCallStatus.success && c.lease() == null);
     JsonNode results = JSON.readTree(done.result()).get("results");
     assertThat(results.size()).isEqualTo(1);
     assertThat(results.get(0).get("path").asString()).isEqualTo("docs/kafka.md");
@@ -188,6 +232,102 @@ class ToolRunnerApplicationTest {
                 subAgent.chatId(),
                 message.id(),
                 "tool"));
+  }
+
+  @Test
+  void aToolRunningWhenItsTaskIsCancelledIsStoppedByTheCancellation() throws Exception {
+    MongoTemplate mongo = app.getBean(MongoTemplate.class);
+    MessageListenerContainer cancellations =
+        app.getBean(KafkaListenerEndpointRegistry.class).getListenerContainers().stream()
+            .filter(c -> c.getGroupId() != null && c.getGroupId().contains("-cancellations-"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(cancellations.getGroupId())
+        .as("every instance hears every cancellation")
+        .endsWith(app.getBean(Leases.class).holder());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> !cancellations.getAssignedPartitions().isEmpty());
+    Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    SubAgent subAgent =
+        mongo.insert(
+            new SubAgent(
+                Ids.fresh(),
+                Ids.fresh(),
+                Ids.fresh(),
+                "fetcher",
+                SubAgentStatus.active,
+                2,
+                null,
+                now,
+                now));
+    String url = "http://127.0.0.1:" + http.getAddress().getPort() + "/hang";
+    ToolCall call =
+        mongo.insert(
+            new ToolCall(
+                Ids.derived(subAgent.id(), "call_hang"),
+                subAgent.id(),
+                subAgent.taskId(),
+                subAgent.chatId(),
+                subAgent.agent(),
+                "call_hang",
+                "http_get",
+                JSON.createObjectNode().put("url", url).toString(),
+                ToolCallStatus.pending,
+                null,
+                null,
+                null,
+                null,
+                now,
+                now,
+                List.of()));
+    EventCodec codec = app.getBean(EventCodec.class);
+    app.getBean(EventPublisher.class)
+        .send(
+            OutboxEntry.of(
+                new ToolCallRequested(
+                    Ids.derived(call.id(), "requested"),
+                    now,
+                    call.id(),
+                    subAgent.id(),
+                    subAgent.taskId(),
+                    subAgent.chatId(),
+                    call.name()),
+                codec))
+        .join();
+    assertThat(hangRequested.await(30, TimeUnit.SECONDS)).as("http_get is waiting").isTrue();
+
+    OutboxEntry cancelled =
+        OutboxEntry.of(
+            new TaskCancelled(
+                Ids.derived(subAgent.taskId(), "cancelled"),
+                Instant.now(),
+                subAgent.taskId(),
+                subAgent.chatId(),
+                subAgent.id(),
+                "nothing yet"),
+            codec);
+    // Sent again until heard, as a redelivery would be: a new group reads from the newest record,
+    // and its first position may be fixed a moment after its partitions are assigned.
+    ToolCall done =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(500))
+            .until(
+                () -> {
+                  app.getBean(EventPublisher.class).send(cancelled).get(10, TimeUnit.SECONDS);
+                  return mongo.findById(call.id(), ToolCall.class);
+                },
+                c -> c.status() == ToolCallStatus.failed && c.lease() == null);
+
+    assertThat(JSON.readTree(done.error()))
+        .isEqualTo(
+            JSON.readTree(
+                "{\"error_type\":\"cancelled\","
+                    + "\"message\":\"http_get was stopped: its task was cancelled\"}"));
+    assertThat(
+            mongo.findById(Ids.derived(call.id(), "tool-message"), SubAgentMessage.class).content())
+        .isEqualTo(done.error());
   }
 
   /** The one record with this key on the sub-agent-messages topic. */

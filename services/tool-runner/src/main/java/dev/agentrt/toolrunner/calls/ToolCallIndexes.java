@@ -1,13 +1,17 @@
 package dev.agentrt.toolrunner.calls;
 
 import dev.agentrt.store.Collections;
+import dev.agentrt.store.ToolCall;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.index.Index;
 import org.springframework.stereotype.Component;
 
-/** The indexes behind the sweeper's queries (status with lease, status with age); idempotent. */
+/**
+ * The indexes behind the sweeper's queries (status with the lease's end, status with age);
+ * idempotent.
+ */
 @Component
 class ToolCallIndexes implements InitializingBean {
 
@@ -22,7 +26,9 @@ class ToolCallIndexes implements InitializingBean {
     mongo
         .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
         .createIndex(
-            new Index().on("status", Sort.Direction.ASC).on("leaseUntil", Sort.Direction.ASC));
+            new Index()
+                .on("status", Sort.Direction.ASC)
+                .on(ToolCall.LEASE + ".leaseUntil", Sort.Direction.ASC));
     mongo
         .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
         .createIndex(

@@ -9,12 +9,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
 /**
- * {@code agentrt.tools.*}: how long a tool may run, how long a claimed call is held before another
- * worker may take it back, how long an unclaimed pending call waits before the sweeper runs it, and
- * the bounds on results, retries and calls in flight.
+ * {@code agentrt.tools.*}: how long a tool may run, how long an unclaimed pending call waits before
+ * the sweeper runs it, and the bounds on results, retries and calls in flight. (A claimed call is
+ * held by a lease renewed while its tool runs: {@code agentrt.leases.*}.)
  *
  * @param timeout a tool running longer fails with {@code timeout}, unless overridden for it
- * @param lease how long a claim holds; longer than every timeout, so a live worker keeps its call
  * @param unclaimedAfter a pending call older than this that nobody claimed (its event was lost, or
  *     no permit was free) is run by the sweeper
  * @param overrides per tool name: {@code timeout}, {@code idempotent}
@@ -26,7 +25,6 @@ import org.springframework.util.unit.DataSize;
 @ConfigurationProperties("agentrt.tools")
 public record ToolCallProperties(
     @DefaultValue("30s") Duration timeout,
-    @DefaultValue("60s") Duration lease,
     @DefaultValue("10s") Duration unclaimedAfter,
     Map<String, ToolSettings.Override> overrides,
     @DefaultValue("256KB") DataSize maxResultSize,
@@ -77,57 +75,32 @@ public record ToolCallProperties(
       throw new IllegalArgumentException(
           "agentrt.tools.max-concurrent-calls must be at least 1, not " + maxConcurrentCalls);
     }
-    checkLease(lease, timeout, "agentrt.tools.timeout");
-    overrides.forEach(
-        (tool, override) -> {
-          if (override.timeout() != null) {
-            checkLease(lease, override.timeout(), "the timeout of " + tool);
-          }
-        });
   }
 
-  public ToolCallProperties(Duration timeout, Duration lease, Duration unclaimedAfter) {
-    this(timeout, lease, unclaimedAfter, Map.of());
+  public ToolCallProperties(Duration timeout, Duration unclaimedAfter) {
+    this(timeout, unclaimedAfter, Map.of());
   }
 
   public ToolCallProperties(
-      Duration timeout,
-      Duration lease,
-      Duration unclaimedAfter,
-      Map<String, ToolSettings.Override> overrides) {
-    this(timeout, lease, unclaimedAfter, overrides, DataSize.ofKilobytes(256), 64, Retry.DEFAULTS);
+      Duration timeout, Duration unclaimedAfter, Map<String, ToolSettings.Override> overrides) {
+    this(timeout, unclaimedAfter, overrides, DataSize.ofKilobytes(256), 64, Retry.DEFAULTS);
   }
 
   public ToolCallProperties withMaxResultSize(DataSize size) {
     return new ToolCallProperties(
-        timeout, lease, unclaimedAfter, overrides, size, maxConcurrentCalls, retry);
+        timeout, unclaimedAfter, overrides, size, maxConcurrentCalls, retry);
   }
 
   public ToolCallProperties withMaxConcurrentCalls(int calls) {
-    return new ToolCallProperties(
-        timeout, lease, unclaimedAfter, overrides, maxResultSize, calls, retry);
+    return new ToolCallProperties(timeout, unclaimedAfter, overrides, maxResultSize, calls, retry);
   }
 
   public ToolCallProperties withRetry(Retry policy) {
     return new ToolCallProperties(
-        timeout, lease, unclaimedAfter, overrides, maxResultSize, maxConcurrentCalls, policy);
+        timeout, unclaimedAfter, overrides, maxResultSize, maxConcurrentCalls, policy);
   }
 
   public ToolSettings settings() {
     return new ToolSettings(timeout, overrides);
-  }
-
-  /** A worker still running a tool must keep its call: the lease outlasts the tool's timeout. */
-  public static void checkLease(Duration lease, Duration timeout, String what) {
-    if (lease.compareTo(timeout) <= 0) {
-      throw new IllegalArgumentException(
-          "agentrt.tools.lease ("
-              + lease
-              + ") must be longer than "
-              + what
-              + " ("
-              + timeout
-              + "), or a live worker loses its call to the sweeper");
-    }
   }
 }

@@ -4,6 +4,7 @@ import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.ToolCallRequested;
+import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.ToolCall;
@@ -15,17 +16,19 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -34,26 +37,34 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
 
 /**
- * Runs tool calls: claims one ({@code pending → running}, with a lease), checks that the agent may
- * call that tool, executes it on a virtual thread of its own within the tool's timeout, records the
- * outcome, and answers it with the tool message. The caller (a Kafka listener, the sweeper) gets
- * control back as soon as the claim is made, so a slow tool never holds up other conversations
- * (DESIGN invariant 4), and the calls of one model turn run at the same time. If this worker dies
- * on the way, the call's lease expires and {@link LeaseSweeper} takes it back: an idempotent tool
- * runs again, any other ends {@code failed} with {@code interrupted}.
+ * Runs tool calls: claims one ({@code pending → running}, held with {@link Leases}), checks that
+ * the agent may call that tool, executes it on a virtual thread of its own within the tool's
+ * timeout, records the outcome, and answers it with the tool message. The caller (a Kafka listener,
+ * the sweeper) gets control back as soon as the claim is made, so a slow tool never holds up other
+ * conversations (DESIGN invariant 4), and the calls of one model turn run at the same time. The
+ * hold is renewed while the work runs (the service's {@code LeaseSweeper}); if this worker dies on
+ * the way, it expires and {@link ToolCallSweeper} takes the call up: an idempotent tool runs again,
+ * any other ends {@code failed} with {@code interrupted}.
+ *
+ * <p>A cancelled task's running calls are stopped ({@link #cancel}): their worker is interrupted,
+ * and the call ends {@code failed} with {@code cancelled}, without a retry.
  *
  * <p>Bounded: a call is claimed only while one of {@code agentrt.tools.max-concurrent-calls}
- * permits is free, so no claimed call waits for one (its lease would run out meanwhile); otherwise
- * it stays {@code pending} and the sweeper claims it once a permit is free again. A transient
- * failure of an idempotent tool is tried again ({@link ToolRetries}); a result is cut to {@code
- * agentrt.tools.max-result-size} ({@link ResultSizeCap}).
+ * permits is free, so no claimed call waits for one; otherwise it stays {@code pending} and the
+ * sweeper claims it once a permit is free again. A transient failure of an idempotent tool is tried
+ * again ({@link ToolRetries}); a result is cut to {@code agentrt.tools.max-result-size} ({@link
+ * ResultSizeCap}).
  */
 @Component
 class ToolCallRunner implements DisposableBean {
 
   private static final Logger log = LoggerFactory.getLogger(ToolCallRunner.class);
 
+  /** How long a stopping service waits for its workers before it lets go of their holds. */
+  private static final Duration STOP_GRACE = Duration.ofSeconds(5);
+
   private final ToolCalls calls;
+  private final Leases leases;
   private final ToolMessages messages;
   private final Toolbox toolbox;
   private final AgentCatalog agents;
@@ -61,11 +72,13 @@ class ToolCallRunner implements DisposableBean {
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
   private final Counter executions;
   private final RunLedger ledger;
-  private final Duration lease;
   private final Semaphore permits;
   private final int maxCalls;
   private final ToolRetries retries;
   private final ResultSizeCap cap;
+
+  /** Calls held here whose task was cancelled: their worker ends them {@code cancelled}. */
+  private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
 
   ToolCallRunner(
       ToolCalls calls,
@@ -77,11 +90,11 @@ class ToolCallRunner implements DisposableBean {
       RunLedger ledger) {
     this.ledger = ledger;
     this.calls = calls;
+    this.leases = calls.leases();
     this.messages = messages;
     this.toolbox = toolbox;
     this.agents = agents;
     this.defaultTimeout = properties.timeout();
-    this.lease = properties.lease();
     this.permits = new Semaphore(properties.maxConcurrentCalls());
     this.retries = new ToolRetries(properties.retry());
     this.cap = new ResultSizeCap(properties.maxResultSize().toBytes());
@@ -93,6 +106,11 @@ class ToolCallRunner implements DisposableBean {
     Gauge.builder("agentrt.tool.calls.in-flight", this, ToolCallRunner::callsInFlight)
         .description("Tool calls this tool-runner holds a permit for (max-concurrent-calls)")
         .register(meters);
+  }
+
+  /** The state moves of the calls this runner runs, and its holds. */
+  ToolCalls calls() {
+    return calls;
   }
 
   /**
@@ -139,23 +157,29 @@ class ToolCallRunner implements DisposableBean {
     return maxCalls - permits.availablePermits();
   }
 
-  /** Executes a call this worker holds the lease and a permit of, in the background. */
-  ToolCall start(ToolCall claimed) {
-    inBackgroundThenRelease(() -> runAndAnswer(claimed));
-    return claimed;
+  /** Executes a call this worker holds and has a permit for, in the background. */
+  void start(ToolCall claimed) {
+    runHeld(claimed, true, () -> runAndAnswer(claimed));
   }
 
   /**
-   * Goes on with a running call whose worker died (this worker now holds its lease and a permit):
-   * an idempotent tool runs again; any other is not run twice, it fails with {@code interrupted}.
+   * Goes on with a running call whose worker died (this worker now holds it and a permit): an
+   * idempotent tool runs again; any other is not run twice, it fails with {@code interrupted}; a
+   * call of a cancelled task ends {@code cancelled} without running.
    */
   void resume(ToolCall taken) {
+    if (calls.taskCancelled(taken)) {
+      runHeld(taken, true, () -> recordAndAnswer(taken, cancelledOutcome(taken), 0));
+      return;
+    }
     boolean idempotent = toolbox.find(taken.name()).map(RegisteredTool::idempotent).orElse(true);
     if (idempotent) {
       start(taken);
       return;
     }
-    inBackgroundThenRelease(
+    runHeld(
+        taken,
+        true,
         () ->
             recordAndAnswer(
                 taken,
@@ -167,36 +191,77 @@ class ToolCallRunner implements DisposableBean {
                 0));
   }
 
-  /** Runs the work of a call holding a permit, and gives the permit back whatever happens. */
-  private void inBackgroundThenRelease(Runnable work) {
-    try {
-      executor.execute(
-          () -> {
-            try {
-              work.run();
-            } finally {
-              permits.release();
-            }
-          });
-    } catch (RejectedExecutionException e) {
-      permits.release(); // shutting down: the lease brings the call back
-      throw e;
-    }
-  }
-
   /** Appends the tool message of a finished call this worker holds, in the background. */
   void startAnswer(ToolCall finished) {
-    executor.execute(
+    runHeld(
+        finished,
+        false,
         () -> {
           try {
             messages.answer(finished);
           } catch (RuntimeException e) {
-            log.warn("could not answer tool call {}, will retry: {}", finished.id(), e.toString());
+            log.warn(
+                "could not answer tool call {}; answered when its lease expires: {}",
+                finished.id(),
+                e.toString());
           }
         });
   }
 
+  /**
+   * Stops the task's calls running here: each is marked cancelled and its worker interrupted, and
+   * the worker records it {@code failed} with {@code cancelled} (a worker not started yet does so
+   * without running the tool).
+   *
+   * @return how many calls were stopped
+   */
+  int cancel(String taskId) {
+    List<String> running = calls.runningHere(taskId);
+    for (String id : running) {
+      cancelled.add(id);
+      leases.interrupt(id);
+      log.info("tool call {} stopped: its task {} was cancelled", id, taskId);
+    }
+    return running.size();
+  }
+
+  /**
+   * Runs the work of a call held here as the hold's worker (so a renewal keeps it, and {@link
+   * #cancel} reaches it), and gives the permit back whatever happens. Work that ends without having
+   * ended the hold (a write failed) stops renewing it: the lease expires and the sweeper takes the
+   * call up again, the lease being the backoff. A stopping service lets go of its holds instead.
+   */
+  private void runHeld(ToolCall call, boolean withPermit, Runnable work) {
+    AtomicBoolean handedOver = new AtomicBoolean();
+    leases.run(
+        call.id(),
+        task -> {
+          executor.execute(task);
+          handedOver.set(true);
+        },
+        () -> {
+          try {
+            work.run();
+          } finally {
+            cancelled.remove(call.id());
+            if (!executor.isShutdown()) {
+              leases.abandon(call.id());
+            }
+            if (withPermit) {
+              permits.release();
+            }
+          }
+        });
+    if (!handedOver.get() && withPermit) {
+      permits.release(); // stopping (the hold was let go of), or the hold was lost meanwhile
+    }
+  }
+
   private void runAndAnswer(ToolCall call) {
+    if (cancelled.contains(call.id())) {
+      recordAndAnswer(call, cancelledOutcome(call), 0);
+      return;
+    }
     recordEvent(
         call,
         RunEvent.TOOL_CALL_START,
@@ -208,14 +273,29 @@ class ToolCallRunner implements DisposableBean {
             "arguments",
             RunLedger.excerpt(call.arguments())));
     long started = System.nanoTime();
-    ToolOutcome outcome;
+    ToolOutcome outcome = null;
+    RuntimeException failure = null;
     try {
       outcome = execute(call);
     } catch (RuntimeException e) {
-      unfinished(call, e);
+      failure = e;
+    }
+    if (cancelled.remove(call.id())) {
+      Thread.interrupted(); // the interruption did its work: the writes below must not meet it
+      if (outcome == null) {
+        outcome = cancelledOutcome(call);
+      }
+    }
+    if (outcome == null) {
+      unfinished(call, failure);
       return;
     }
     recordAndAnswer(call, outcome, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+  }
+
+  private static ToolOutcome.Failure cancelledOutcome(ToolCall call) {
+    return new ToolOutcome.Failure(
+        ErrorType.cancelled, call.name() + " was stopped: its task was cancelled");
   }
 
   private void recordAndAnswer(ToolCall call, ToolOutcome result, long latencyMs) {
@@ -275,9 +355,7 @@ class ToolCallRunner implements DisposableBean {
     Optional<RegisteredTool> tool = toolbox.find(call.name());
     Duration timeout = tool.map(RegisteredTool::timeout).orElse(defaultTimeout);
     boolean idempotent = tool.map(RegisteredTool::idempotent).orElse(false);
-    Instant leaseEnds = call.leaseUntil() != null ? call.leaseUntil() : Instant.now().plus(lease);
-    return retries.run(
-        call.name(), idempotent, timeout, leaseEnds, () -> executeOnce(call, timeout));
+    return retries.run(call.name(), idempotent, () -> executeOnce(call, timeout));
   }
 
   /** One attempt, within the tool's timeout; a timeout is transient. */
@@ -322,9 +400,18 @@ class ToolCallRunner implements DisposableBean {
     return null;
   }
 
-  /** Stops running tools at shut-down; their leases expire and another worker finishes them. */
+  /**
+   * Stops running tools at shut-down, then lets go of every hold, so another runner takes the calls
+   * up at its next sweep instead of after their leases.
+   */
   @Override
   public void destroy() {
     executor.shutdownNow();
+    try {
+      executor.awaitTermination(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    leases.releaseAll();
   }
 }

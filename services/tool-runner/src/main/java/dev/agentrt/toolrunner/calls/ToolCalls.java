@@ -1,14 +1,16 @@
 package dev.agentrt.toolrunner.calls;
 
 import dev.agentrt.agents.ToolCatalog;
+import dev.agentrt.store.Leases;
 import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
 import dev.agentrt.toolrunner.tools.ToolOutcome;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.FindAndModifyOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -21,8 +23,9 @@ import org.springframework.stereotype.Component;
  * The state moves of a tool call, each one conditional update, so that of any number of workers
  * exactly one wins each move.
  *
- * <p>{@code leaseUntil} says until when a worker is responsible for a call. It is set when the call
- * is claimed and stays set after the result is recorded, until the tool message is appended: a
+ * <p>A runner holds the calls it looks after with {@link Leases} on the call's {@code lease}: taken
+ * with the claim ({@code pending → running} in the same write), renewed while the tool runs, kept
+ * after the outcome is recorded and unset once the tool message is appended ({@link #answered}). A
  * finished call that still has a lease has an answer that may not have reached the agent yet.
  */
 @Component
@@ -36,47 +39,59 @@ class ToolCalls {
 
   private final MongoTemplate mongo;
   private final ToolCallProperties properties;
+  private final Leases leases;
   private final Clock clock = Clock.systemUTC();
 
-  ToolCalls(MongoTemplate mongo, ToolCallProperties properties) {
+  ToolCalls(MongoTemplate mongo, ToolCallProperties properties, Leases toolCallLeases) {
     this.mongo = mongo;
     this.properties = properties;
+    this.leases = toolCallLeases;
   }
 
-  /** {@code pending → running} for this call, if nobody claimed it yet. */
+  /** The holds of this runner's calls. */
+  Leases leases() {
+    return leases;
+  }
+
+  /** {@code pending → running} for this call, held here, if nobody claimed it yet. */
   Optional<ToolCall> claim(String toolCallId) {
-    return claimWhere(ours().and("_id").is(toolCallId).and("status").is(ToolCallStatus.pending));
+    return leases.takeAndGet(
+        toolCallId, ours().and("status").is(ToolCallStatus.pending), running(), ToolCall.class);
   }
 
   /**
-   * A pending call older than {@code unclaimedAfter}: its event was lost, never handled, or handled
-   * before the call was recorded (the agent loop records a turn's calls after its answer).
+   * A pending call older than {@code unclaimedAfter}, now running and held here: its event was
+   * lost, never handled, or handled before the call was recorded (the agent loop records a turn's
+   * calls after its answer).
    */
   Optional<ToolCall> claimUnclaimed() {
-    Instant now = clock.instant();
-    return claimWhere(
+    return leases.takeAny(
         ours()
             .and("status")
             .is(ToolCallStatus.pending)
             .and("createdAt")
-            .lt(now.minus(properties.unclaimedAfter())));
+            .lt(clock.instant().minus(properties.unclaimedAfter())),
+        running(),
+        ToolCall.class,
+        ToolCall::id);
   }
 
-  /** A running call whose lease expired (its worker died), now held by the caller. */
+  /** A running call whose lease expired (its worker died), now held here. */
   Optional<ToolCall> takeBackExpired() {
-    return claimWhere(
-        ours().and("status").is(ToolCallStatus.running).and("leaseUntil").lt(clock.instant()));
+    return leases.takeAny(
+        ours().and("status").is(ToolCallStatus.running),
+        new Update().set("updatedAt", clock.instant()),
+        ToolCall.class,
+        ToolCall::id);
   }
 
-  /** A finished call whose tool message may be missing (lease expired), now held by the caller. */
+  /** A finished call whose tool message may be missing (its lease expired), now held here. */
   Optional<ToolCall> takeBackUnanswered() {
-    Instant now = clock.instant();
-    return Optional.ofNullable(
-        mongo.findAndModify(
-            Query.query(ours().and("status").in(FINISHED).and("leaseUntil").lt(now)),
-            new Update().set("leaseUntil", now.plus(properties.lease())),
-            FindAndModifyOptions.options().returnNew(true),
-            ToolCall.class));
+    return leases.takeAny(
+        ours().and("status").in(FINISHED).andOperator(leases.expired()),
+        new Update(),
+        ToolCall.class,
+        ToolCall::id);
   }
 
   /**
@@ -114,33 +129,47 @@ class ToolCalls {
     return subAgent == null ? null : subAgent.agent();
   }
 
+  /** Whether the call's task was cancelled (its sub-agent says so). */
+  boolean taskCancelled(ToolCall call) {
+    return mongo.exists(
+        Query.query(
+            Criteria.where("_id").is(call.subAgentId()).and("status").is(SubAgentStatus.cancelled)),
+        SubAgent.class);
+  }
+
+  /** The ids of the task's calls running here. */
+  List<String> runningHere(String taskId) {
+    Query query =
+        Query.query(
+            Criteria.where("taskId")
+                .is(taskId)
+                .and("status")
+                .is(ToolCallStatus.running)
+                .and(ToolCall.LEASE + ".holder")
+                .is(leases.holder()));
+    query.fields().include("_id");
+    return mongo.find(query, Document.class, mongo.getCollectionName(ToolCall.class)).stream()
+        .map(d -> String.valueOf(d.get("_id")))
+        .toList();
+  }
+
   Optional<ToolCall> find(String toolCallId) {
     return Optional.ofNullable(mongo.findById(toolCallId, ToolCall.class));
   }
 
-  /** The tool message is stored: nobody needs to look after this call any more. */
+  /** The tool message is stored: the hold ends, nobody needs to look after this call any more. */
   void answered(String toolCallId) {
-    mongo.updateFirst(
-        Query.query(Criteria.where("_id").is(toolCallId).and("status").in(FINISHED)),
-        new Update().unset("leaseUntil"),
-        ToolCall.class);
+    Query held = leases.done(toolCallId);
+    held.addCriteria(Criteria.where("status").in(FINISHED));
+    mongo.updateFirst(held, new Update().unset(ToolCall.LEASE), ToolCall.class);
   }
 
   static boolean finished(ToolCall call) {
     return FINISHED.contains(call.status());
   }
 
-  private Optional<ToolCall> claimWhere(Criteria criteria) {
-    Instant now = clock.instant();
-    return Optional.ofNullable(
-        mongo.findAndModify(
-            Query.query(criteria),
-            new Update()
-                .set("status", ToolCallStatus.running)
-                .set("leaseUntil", now.plus(properties.lease()))
-                .set("updatedAt", now),
-            FindAndModifyOptions.options().returnNew(true),
-            ToolCall.class));
+  private Update running() {
+    return new Update().set("status", ToolCallStatus.running).set("updatedAt", clock.instant());
   }
 
   private static Criteria ours() {

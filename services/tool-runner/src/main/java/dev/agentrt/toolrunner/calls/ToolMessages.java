@@ -59,7 +59,7 @@ class ToolMessages {
    * so neither it nor the sub-agent is read again.
    */
   void answer(ToolCall call) {
-    if (!ToolCalls.finished(call) || call.leaseUntil() == null) {
+    if (!ToolCalls.finished(call) || call.lease() == null) {
       return;
     }
     SubAgentIds subAgent = SubAgentIds.of(call);

@@ -1,9 +1,7 @@
 package dev.agentrt.toolrunner.calls;
 
 import dev.agentrt.toolrunner.tools.ToolOutcome;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -14,8 +12,9 @@ import org.slf4j.LoggerFactory;
  * server gone), as {@code agentrt.tools.retry} says, before the model sees the error. Only
  * idempotent tools are tried again: a tool that may have taken effect is never run twice. The wait
  * doubles from {@code initialBackoff}, with up to a quarter more of jitter, and never exceeds
- * {@code maxBackoff}. No attempt starts that could not end (wait plus the tool's timeout) before
- * the deadline: the call's lease, after which the sweeper would take the call back.
+ * {@code maxBackoff}. The attempts bound the time: at most {@code maxAttempts} times the tool's
+ * timeout plus the waits. (The call's lease is renewed while they run, so it sets no deadline; a
+ * cancelled task's call is interrupted, in an attempt or a wait.)
  */
 final class ToolRetries {
 
@@ -28,30 +27,23 @@ final class ToolRetries {
   }
 
   private final ToolCallProperties.Retry policy;
-  private final Clock clock;
   private final Sleeper sleeper;
 
   ToolRetries(ToolCallProperties.Retry policy) {
-    this(policy, Clock.systemUTC(), Thread::sleep);
+    this(policy, Thread::sleep);
   }
 
-  ToolRetries(ToolCallProperties.Retry policy, Clock clock, Sleeper sleeper) {
+  ToolRetries(ToolCallProperties.Retry policy, Sleeper sleeper) {
     this.policy = policy;
-    this.clock = clock;
     this.sleeper = sleeper;
   }
 
   /**
-   * Runs the attempt until it succeeds, fails for good, or the attempts or the time run out.
+   * Runs the attempt until it succeeds, fails for good, or the attempts run out.
    *
    * @return the last attempt's outcome
    */
-  ToolOutcome run(
-      String tool,
-      boolean idempotent,
-      Duration attemptTimeout,
-      Instant deadline,
-      Supplier<ToolOutcome> attempt) {
+  ToolOutcome run(String tool, boolean idempotent, Supplier<ToolOutcome> attempt) {
     Duration wait = policy.initialBackoff();
     for (int n = 1; ; n++) {
       ToolOutcome outcome = attempt.get();
@@ -62,14 +54,6 @@ final class ToolRetries {
         return outcome;
       }
       Duration pause = min(wait.plusMillis(jitter(wait)), policy.maxBackoff());
-      if (clock.instant().plus(pause).plus(attemptTimeout).isAfter(deadline)) {
-        log.info(
-            "{} failed (attempt {}): no time for another before its lease ends: {}",
-            tool,
-            n,
-            failure.message());
-        return outcome;
-      }
       log.info(
           "{} failed (attempt {} of {}), trying again in {}: {}",
           tool,

@@ -26,7 +26,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -39,7 +41,8 @@ import tools.jackson.databind.json.JsonMapper;
  * One configured MCP server, through the official MCP Java SDK: connected and its tools listed at
  * start-up, listed again when it sends {@code notifications/tools/list_changed}, and connected
  * again on the next call after it failed (a stdio server that died is started anew). Its tools are
- * named {@code <server>__<tool>}.
+ * named {@code <server>__<tool>}. A call interrupted (its task cancelled, or past its timeout) is
+ * cancelled at the server ({@link CancellableCalls}).
  */
 public final class McpServer implements ToolSource, AutoCloseable {
 
@@ -61,7 +64,10 @@ public final class McpServer implements ToolSource, AutoCloseable {
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private final ExecutorService calls = Executors.newVirtualThreadPerTaskExecutor();
   private volatile List<RegisteredTool> tools = List.of();
-  private @Nullable McpSyncClient client;
+  private @Nullable Connection connection;
+
+  /** The client of a connected server, and its transport, which can cancel a call. */
+  private record Connection(McpSyncClient client, CancellableCalls calls) {}
 
   /** Completes when the current stdio server's process ends. */
   private CompletableFuture<Void> exited = new CompletableFuture<>();
@@ -87,7 +93,7 @@ public final class McpServer implements ToolSource, AutoCloseable {
 
   /** Whether it is not connected now (never reached, or its process ended); see {@link #start}. */
   public synchronized boolean down() {
-    return client == null;
+    return connection == null;
   }
 
   @Override
@@ -106,14 +112,16 @@ public final class McpServer implements ToolSource, AutoCloseable {
     return name.length() <= 64 ? name : name.substring(0, 64);
   }
 
-  private synchronized McpSyncClient client() {
-    if (client == null) {
+  private synchronized Connection client() {
+    if (connection == null) {
       McpClientTransport transport = transport();
+      CancellableCalls cancellable =
+          new CancellableCalls(
+              transport instanceof StdioClientTransport
+                  ? new SerializedSends(transport)
+                  : transport);
       McpSyncClient fresh =
-          McpClient.sync(
-                  transport instanceof StdioClientTransport
-                      ? new SerializedSends(transport)
-                      : transport)
+          McpClient.sync(cancellable)
               .clientInfo(new McpSchema.Implementation("agentrt-tool-runner", "1.0"))
               // The runner bounds each call by its tool's timeout; this only bounds a lost answer.
               .requestTimeout(settings.longestTimeout(config.timeout()).plusSeconds(5))
@@ -130,7 +138,7 @@ public final class McpServer implements ToolSource, AutoCloseable {
           all.addAll(page.tools());
           cursor = page.nextCursor();
         } while (cursor != null);
-        client = fresh;
+        connection = new Connection(fresh, cancellable);
         exited = watch(transport, fresh);
         listed(listing, all);
       } catch (RuntimeException e) {
@@ -138,7 +146,7 @@ public final class McpServer implements ToolSource, AutoCloseable {
         throw e;
       }
     }
-    return client;
+    return connection;
   }
 
   /**
@@ -231,29 +239,36 @@ public final class McpServer implements ToolSource, AutoCloseable {
         "mcp:" + name);
   }
 
-  /** Calls the tool; an MCP error result or a broken connection is a {@code tool_error}. */
+  /**
+   * Calls the tool; an MCP error result or a broken connection is a {@code tool_error}.
+   * Interrupted, it cancels the call at the server and stops waiting.
+   */
   private String call(String tool, String arguments) {
     McpSchema.CallToolResult result;
-    CompletableFuture<McpSchema.CallToolResult> call = null;
-    McpSyncClient connected = null;
+    CompletableFuture<McpSchema.CallToolResult> call = new CompletableFuture<>();
+    Future<?> caller = null;
+    Connection connected = null;
+    McpSchema.CallToolRequest request =
+        new McpSchema.CallToolRequest(McpJsonDefaults.getMapper(), tool, arguments);
     try {
       connected = client();
       CompletableFuture<Void> ended = exited;
-      McpSchema.CallToolRequest request =
-          new McpSchema.CallToolRequest(McpJsonDefaults.getMapper(), tool, arguments);
-      McpSyncClient caller = connected;
-      call = CompletableFuture.supplyAsync(() -> caller.callTool(request), calls);
+      McpSyncClient client = connected.client();
+      caller = calls.submit(() -> answer(call, () -> client.callTool(request)));
       // The answer, or the server's process ending: a dead server never answers.
       CompletableFuture.anyOf(call, ended).get();
       if (!call.isDone()) {
-        disconnect(connected);
+        disconnect(connected.client());
         throw new ToolException(
             ErrorType.tool_error, "MCP server " + name + " stopped during the call", true);
       }
       result = call.join();
     } catch (InterruptedException e) {
-      if (call != null) {
-        call.cancel(true);
+      if (connected != null) {
+        connected.calls().cancel(request, "the tool call was stopped");
+      }
+      if (caller != null) {
+        caller.cancel(true);
       }
       Thread.currentThread().interrupt();
       throw new ToolException(ErrorType.timeout, tool + " was interrupted");
@@ -261,7 +276,7 @@ public final class McpServer implements ToolSource, AutoCloseable {
       throw e;
     } catch (ExecutionException | RuntimeException e) {
       if (connected != null) {
-        disconnect(connected);
+        disconnect(connected.client());
       }
       Throwable cause =
           e instanceof ExecutionException || e instanceof CompletionException ? e.getCause() : e;
@@ -271,6 +286,10 @@ public final class McpServer implements ToolSource, AutoCloseable {
           ErrorType.tool_error,
           "MCP server " + name + " failed: " + rootMessage(cause),
           !answeredWithAnError(cause));
+    } finally {
+      if (connected != null) {
+        connected.calls().ended(request);
+      }
     }
     String text =
         result.content() == null
@@ -292,20 +311,29 @@ public final class McpServer implements ToolSource, AutoCloseable {
   }
 
   private synchronized void disconnect(McpSyncClient which) {
-    if (client == which) {
+    if (connection != null && connection.client() == which) {
       disconnect();
     }
   }
 
   private synchronized void disconnect() {
-    if (client != null) {
-      McpSyncClient old = client;
-      client = null;
+    if (connection != null) {
+      McpSyncClient old = connection.client();
+      connection = null;
       try {
         old.close();
       } catch (RuntimeException e) {
         log.debug("closing MCP server {}: {}", name, e.toString());
       }
+    }
+  }
+
+  /** Completes the future with what the call returns or throws. */
+  private static <T> void answer(CompletableFuture<T> future, Supplier<T> call) {
+    try {
+      future.complete(call.get());
+    } catch (Throwable t) {
+      future.completeExceptionally(t);
     }
   }
 

@@ -21,12 +21,6 @@ public final class McpServers implements DisposableBean {
     mcp.servers()
         .forEach(
             (name, server) -> {
-              if (server.timeout() != null) {
-                ToolCallProperties.checkLease(
-                    properties.lease(),
-                    server.timeout(),
-                    "agentrt.tools.mcp.servers." + name + ".timeout");
-              }
               McpServer connection = new McpServer(name, server, settings);
               connection.start();
               connected.add(connection);

@@ -17,6 +17,8 @@ public enum ErrorType {
   timeout,
   /** The worker running it died and the tool is not idempotent: it was not run again. */
   interrupted,
+  /** Its task was cancelled while it ran: it was stopped (an MCP server is told so). */
+  cancelled,
   /** The tool's result breaks its declared output schema. */
   invalid_output,
   /** The tool itself failed (an MCP server's error, a refused URL, …). */

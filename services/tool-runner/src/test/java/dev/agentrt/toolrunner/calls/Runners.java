@@ -19,13 +19,30 @@ final class Runners {
 
   private static final EventCodec CODEC = new EventCodec();
 
+  /** The lease the service has by default ({@code agentrt.leases.duration}). */
+  static final Duration LEASE = Duration.ofSeconds(30);
+
   static ToolCallRunner runner(
       MongoTemplate mongo,
       EventPublisher published,
       AgentCatalog agents,
       ToolCallProperties properties,
       Toolbox toolbox) {
-    ToolCalls calls = new ToolCalls(mongo, properties);
+    return runner(mongo, published, agents, properties, toolbox, LEASE);
+  }
+
+  /**
+   * A runner, a tool-runner instance of its own (its own holder), holding calls for {@code lease}.
+   */
+  static ToolCallRunner runner(
+      MongoTemplate mongo,
+      EventPublisher published,
+      AgentCatalog agents,
+      ToolCallProperties properties,
+      Toolbox toolbox,
+      Duration lease) {
+    ToolCalls calls =
+        new ToolCalls(mongo, properties, ToolCallConfiguration.toolCallLeases(mongo, lease));
     ToolMessages messages =
         new ToolMessages(
             calls, new SubAgentConversations(mongo), new Outbox(published, mongo), CODEC);
@@ -39,6 +56,11 @@ final class Runners {
         new RunLedger(mongo));
   }
 
+  /** The sweeper of the runner's instance: it takes calls up for that runner, with its holds. */
+  static ToolCallSweeper sweeper(ToolCallRunner runner) {
+    return new ToolCallSweeper(runner.calls(), runner);
+  }
+
   /** Waits until the call is finished and its tool message appended (its lease cleared). */
   static ToolCall awaitAnswered(MongoTemplate mongo, ToolCall call) {
     return awaitAnswered(mongo, call, Duration.ofSeconds(10));
@@ -49,7 +71,7 @@ final class Runners {
         .atMost(atMost)
         .until(
             () -> mongo.findById(call.id(), ToolCall.class),
-            c -> ToolCalls.finished(c) && c.leaseUntil() == null);
+            c -> ToolCalls.finished(c) && c.lease() == null);
   }
 
   private Runners() {}

@@ -8,7 +8,7 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * A {@code search_docs} that counts its executions and does what the test tells it: answer at once,
- * block until released, or do something while it runs.
+ * block until released (saying whether it was interrupted instead), or do something while it runs.
  */
 final class ScriptedTool implements Tool {
 
@@ -16,6 +16,7 @@ final class ScriptedTool implements Tool {
 
   final AtomicInteger executions = new AtomicInteger();
   final CountDownLatch started = new CountDownLatch(1);
+  final CountDownLatch interrupted = new CountDownLatch(1);
   volatile CountDownLatch release;
   volatile Runnable whileRunning = () -> {};
 
@@ -47,6 +48,7 @@ final class ScriptedTool implements Tool {
       try {
         gate.await();
       } catch (InterruptedException e) {
+        interrupted.countDown();
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted");
       }

@@ -72,8 +72,7 @@ class ToolCallBoundsTest {
       new ToolCallProperties.Retry(4, Duration.ofMillis(1), Duration.ofMillis(5));
 
   private static final ToolCallProperties PROPERTIES =
-      new ToolCallProperties(Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(10))
-          .withRetry(QUICK);
+      new ToolCallProperties(Duration.ofSeconds(10), Duration.ofSeconds(10)).withRetry(QUICK);
 
   private static InMemoryMongo store;
   private static MongoTemplate mongo;
@@ -205,7 +204,6 @@ class ToolCallBoundsTest {
     ToolCallProperties careful =
         new ToolCallProperties(
                 Duration.ofSeconds(10),
-                Duration.ofSeconds(30),
                 Duration.ofSeconds(10),
                 Map.of("http_get", new ToolSettings.Override(null, false)))
             .withRetry(QUICK);
@@ -238,9 +236,7 @@ class ToolCallBoundsTest {
   @Test
   void aTimeoutIsTriedAgain() {
     ToolCallProperties quick =
-        new ToolCallProperties(
-                Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(10))
-            .withRetry(QUICK);
+        new ToolCallProperties(Duration.ofSeconds(1), Duration.ofSeconds(10)).withRetry(QUICK);
     ScriptedTool tool = new ScriptedTool();
     CountDownLatch never = new CountDownLatch(1);
     // The first attempt hangs past the timeout; the second answers.
@@ -275,7 +271,7 @@ class ToolCallBoundsTest {
           finish.acquireUninterruptibly();
         };
     ToolCallRunner runner = runner(two, Toolbox.of(List.of(tool), two.settings()));
-    LeaseSweeper sweeper = new LeaseSweeper(new ToolCalls(mongo, two), runner);
+    ToolCallSweeper sweeper = Runners.sweeper(runner);
     SubAgent subAgent = stored(subAgent());
     // Old enough for the sweeper to claim, had it a permit.
     List<ToolCall> calls = new ArrayList<>();
@@ -289,9 +285,9 @@ class ToolCallBoundsTest {
     assertThat(runner.onRequested(requested(calls.get(2))))
         .as("no permit: not claimed, and the listener is not held")
         .isFalse();
-    assertThat(sweeper.sweep()).as("nor by the sweeper").isZero();
+    assertThat(sweeper.takeUp()).as("nor by the sweeper").isZero();
     assertThat(reload(calls.get(2)).status()).isEqualTo(ToolCallStatus.pending);
-    assertThat(reload(calls.get(2)).leaseUntil()).isNull();
+    assertThat(reload(calls.get(2)).lease()).isNull();
     assertThat(tool.executions).hasValue(2);
 
     finish.release(1);
@@ -301,7 +297,7 @@ class ToolCallBoundsTest {
             () ->
                 calls.subList(0, 2).stream().map(this::reload).filter(ToolCalls::finished).count(),
             finished -> finished == 1);
-    await().atMost(Duration.ofSeconds(10)).until(() -> sweeper.sweep() == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> sweeper.takeUp() == 1);
     finish.release(2);
 
     for (ToolCall call : calls) {

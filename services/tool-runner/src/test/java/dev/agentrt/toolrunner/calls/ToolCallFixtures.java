@@ -2,6 +2,7 @@ package dev.agentrt.toolrunner.calls;
 
 import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.Lease;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.ToolCall;
@@ -35,6 +36,13 @@ final class ToolCallFixtures {
     return call(subAgent, name, arguments, ToolCallStatus.pending, null, now().minusSeconds(60));
   }
 
+  /** Who holds the calls this fixture stores with a lease: not any runner of the test. */
+  static final String ANOTHER_RUNNER = "another-runner";
+
+  /**
+   * A call as stored; with {@code leaseUntil}, held by {@link #ANOTHER_RUNNER} until then (a dead
+   * runner, once it has passed).
+   */
   static ToolCall call(
       SubAgent subAgent,
       String name,
@@ -56,7 +64,7 @@ final class ToolCallFixtures {
         null,
         null,
         null,
-        leaseUntil,
+        leaseUntil == null ? null : new Lease(ANOTHER_RUNNER, leaseUntil),
         createdAt,
         createdAt,
         List.of());
@@ -77,7 +85,7 @@ final class ToolCallFixtures {
         call.result(),
         call.error(),
         call.latencyMs(),
-        call.leaseUntil(),
+        call.lease(),
         call.createdAt(),
         call.updatedAt(),
         call.outbox());
@@ -97,7 +105,7 @@ final class ToolCallFixtures {
         status == ToolCallStatus.success ? json : null,
         status == ToolCallStatus.failed ? json : null,
         12L,
-        leaseUntil,
+        new Lease(ANOTHER_RUNNER, leaseUntil),
         call.createdAt(),
         call.updatedAt(),
         List.of());

@@ -87,8 +87,7 @@ class ToolCallRunnerTest {
                   .getBytes(StandardCharsets.UTF_8)),
           "test agents");
   private static final ToolCallProperties PROPERTIES =
-      new ToolCallProperties(
-          Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(10));
+      new ToolCallProperties(Duration.ofSeconds(10), Duration.ofSeconds(10));
 
   /** For tests of one attempt's timeout: a timeout is transient, so it would be tried again. */
   static final ToolCallProperties.Retry NO_RETRIES =
@@ -104,7 +103,7 @@ class ToolCallRunnerTest {
   private final List<ToolCallRunner> runners = new ArrayList<>();
   private ScriptedTool tool;
   private ToolCallRunner runner;
-  private LeaseSweeper sweeper;
+  private ToolCallSweeper sweeper;
 
   @BeforeAll
   static void startMongo() {
@@ -133,7 +132,7 @@ class ToolCallRunnerTest {
     COMMANDS.clear();
     tool = new ScriptedTool();
     runner = runner(PROPERTIES);
-    sweeper = new LeaseSweeper(new ToolCalls(mongo, PROPERTIES), runner);
+    sweeper = Runners.sweeper(runner);
   }
 
   @AfterEach
@@ -249,11 +248,11 @@ class ToolCallRunnerTest {
                 now()));
 
     assertThat(runner.onRequested(requested(call))).isFalse();
-    assertThat(sweeper.sweep()).isZero();
+    assertThat(sweeper.takeUp()).isZero();
 
     assertThat(tool.executions).hasValue(0);
     assertThat(reload(call).status()).isEqualTo(ToolCallStatus.running);
-    assertThat(reload(call).leaseUntil()).isEqualTo(call.leaseUntil());
+    assertThat(reload(call).lease()).isEqualTo(call.lease());
     assertThat(messagesOf(subAgent)).isEmpty();
     assertThat(published.entries).isEmpty();
   }
@@ -269,7 +268,8 @@ class ToolCallRunnerTest {
 
     ToolCall running = reload(call);
     assertThat(running.status()).isEqualTo(ToolCallStatus.running);
-    assertThat(running.leaseUntil()).isAfter(now().plus(PROPERTIES.lease()).minusSeconds(10));
+    assertThat(running.lease().holder()).isEqualTo(runner.calls().leases().holder());
+    assertThat(running.lease().leaseUntil()).isAfter(now());
     tool.release.countDown();
     assertThat(awaitAnswered(call).status()).isEqualTo(ToolCallStatus.success);
   }
@@ -402,7 +402,6 @@ class ToolCallRunnerTest {
     ToolCallProperties quickSearch =
         new ToolCallProperties(
                 Duration.ofSeconds(10),
-                Duration.ofSeconds(30),
                 Duration.ofSeconds(10),
                 Map.of("search_docs", new ToolSettings.Override(Duration.ofMillis(150), null)))
             .withRetry(NO_RETRIES);
@@ -420,8 +419,7 @@ class ToolCallRunnerTest {
   @Test
   void aToolThatRunsTooLongFailsWithTimeout() {
     ToolCallProperties quick =
-        new ToolCallProperties(
-                Duration.ofMillis(200), Duration.ofSeconds(30), Duration.ofSeconds(10))
+        new ToolCallProperties(Duration.ofMillis(200), Duration.ofSeconds(10))
             .withRetry(NO_RETRIES);
     SubAgent subAgent = stored(subAgent());
     ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"slow\"}"));
@@ -445,7 +443,6 @@ class ToolCallRunnerTest {
     ToolCallProperties oneSecond =
         new ToolCallProperties(
                 Duration.ofSeconds(10),
-                Duration.ofSeconds(30),
                 Duration.ofSeconds(10),
                 Map.of(slow, new ToolSettings.Override(Duration.ofSeconds(1), null)))
             .withRetry(NO_RETRIES);
@@ -512,7 +509,7 @@ class ToolCallRunnerTest {
                 started.plusSeconds(60),
                 started));
 
-    assertThat(sweeper.sweep()).isEqualTo(1);
+    assertThat(sweeper.takeUp()).isEqualTo(1);
     ToolCall done = awaitAnswered(call);
 
     assertThat(tool.executions).hasValue(1);
@@ -526,11 +523,10 @@ class ToolCallRunnerTest {
     ToolCallProperties notIdempotent =
         new ToolCallProperties(
             PROPERTIES.timeout(),
-            PROPERTIES.lease(),
             PROPERTIES.unclaimedAfter(),
             Map.of("search_docs", new ToolSettings.Override(null, false)));
     ToolCallRunner careful = runner(notIdempotent);
-    LeaseSweeper carefulSweeper = new LeaseSweeper(new ToolCalls(mongo, notIdempotent), careful);
+    ToolCallSweeper carefulSweeper = Runners.sweeper(careful);
     SubAgent subAgent = stored(subAgent());
     Instant started = now().minusSeconds(120);
     ToolCall call =
@@ -543,14 +539,14 @@ class ToolCallRunnerTest {
                 started.plusSeconds(60),
                 started));
 
-    assertThat(carefulSweeper.sweep()).isEqualTo(1);
+    assertThat(carefulSweeper.takeUp()).isEqualTo(1);
     ToolCall done = awaitAnswered(call);
 
     assertThat(tool.executions).hasValue(0);
     assertThat(done.status()).isEqualTo(ToolCallStatus.failed);
     assertThat(JSON.readTree(done.error()).get("error_type").asString()).isEqualTo("interrupted");
     assertThat(theToolMessageOf(call).content()).isEqualTo(done.error());
-    assertThat(carefulSweeper.sweep()).isZero();
+    assertThat(carefulSweeper.takeUp()).isZero();
     assertThat(careful.onRequested(requested(call))).isFalse();
     assertThat(tool.executions).hasValue(0);
   }
@@ -572,8 +568,8 @@ class ToolCallRunnerTest {
           both.submit(() -> together.await() >= 0 && other.onRequested(requested(call)));
       assertThat(List.of(first.get(), second.get())).containsExactly(false, false);
     }
-    assertThat(sweeper.sweep()).isZero();
-    assertThat(new LeaseSweeper(new ToolCalls(mongo, PROPERTIES), other).sweep()).isZero();
+    assertThat(sweeper.takeUp()).isZero();
+    assertThat(Runners.sweeper(other).takeUp()).isZero();
 
     assertThat(tool.executions).hasValue(1);
     assertThat(messagesOf(subAgent)).hasSize(1);
@@ -586,7 +582,7 @@ class ToolCallRunnerTest {
     ToolCall forgotten = stored(unclaimed(subAgent, "search_docs", "{\"query\":\"x\"}"));
     ToolCall fresh = stored(pending(subAgent, "search_docs", "{\"query\":\"y\"}"));
 
-    assertThat(sweeper.sweep()).isEqualTo(1);
+    assertThat(sweeper.takeUp()).isEqualTo(1);
     awaitAnswered(forgotten);
 
     assertThat(reload(fresh).status()).isEqualTo(ToolCallStatus.pending);
@@ -605,11 +601,11 @@ class ToolCallRunnerTest {
     assertThat(runner.onRequested(requested(call))).isFalse();
     assertThat(reload(call)).as("the event stores nothing").isNull();
     stored(call); // recorded, and not claimed since for longer than unclaimedAfter
-    assertThat(sweeper.sweep()).isEqualTo(1);
+    assertThat(sweeper.takeUp()).isEqualTo(1);
     awaitAnswered(call);
 
     assertThat(runner.onRequested(requested(call))).isFalse();
-    assertThat(sweeper.sweep()).isZero();
+    assertThat(sweeper.takeUp()).isZero();
     assertThat(tool.executions).hasValue(1);
     assertThat(theToolMessageOf(call).content()).isEqualTo(ScriptedTool.RESULT);
   }
@@ -626,13 +622,13 @@ class ToolCallRunnerTest {
                 result,
                 now().minusSeconds(1)));
 
-    assertThat(sweeper.sweep()).isEqualTo(1);
+    assertThat(sweeper.takeUp()).isEqualTo(1);
     awaitAnswered(crashedAfterRecording);
 
     assertThat(tool.executions).hasValue(0);
     assertThat(theToolMessageOf(crashedAfterRecording).content()).isEqualTo(result);
     assertThat(published.events()).hasSize(1);
-    assertThat(sweeper.sweep()).isZero();
+    assertThat(sweeper.takeUp()).isZero();
   }
 
   @Test
@@ -641,7 +637,7 @@ class ToolCallRunnerTest {
     ToolCall ask = stored(unclaimed(subAgent, "ask_user", "{\"question\":\"which?\"}"));
 
     assertThat(runner.onRequested(requested(ask))).isFalse();
-    assertThat(sweeper.sweep()).isZero();
+    assertThat(sweeper.takeUp()).isZero();
     assertThat(reload(ask).status()).isEqualTo(ToolCallStatus.pending);
   }
 

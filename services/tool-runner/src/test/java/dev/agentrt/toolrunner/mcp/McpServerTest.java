@@ -110,7 +110,7 @@ class McpServerTest {
         new McpServers(
             new McpProperties(java.util.Map.of("everything", McpTestServers.everything(null))),
             new dev.agentrt.toolrunner.calls.ToolCallProperties(
-                Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(10)));
+                Duration.ofSeconds(30), Duration.ofSeconds(10)));
     try {
       McpServer everything = servers.all().getFirst();
       assertThat(everything.down()).isFalse();

@@ -46,6 +46,15 @@ public final class McpTestServers {
         "node", List.of(MODULES.resolveSibling("big-result-server.mjs").toString()), null);
   }
 
+  /**
+   * {@code slow-server.mjs}: {@code sleep {seconds}} waits until cancelled; {@code seen} answers
+   * {@code {"started":n,"cancelled":["reason",…]}}.
+   */
+  public static McpProperties.Server slow() {
+    return McpProperties.Server.stdio(
+        "node", List.of(MODULES.resolveSibling("slow-server.mjs").toString()), null);
+  }
+
   /** {@code @modelcontextprotocol/server-everything} over stdio. */
   public static McpProperties.Server everything(@Nullable Duration timeout) {
     return McpProperties.Server.stdio("node", List.of(EVERYTHING.toString(), "stdio"), timeout);
