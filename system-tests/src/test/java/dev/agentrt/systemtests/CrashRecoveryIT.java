@@ -88,9 +88,7 @@ class CrashRecoveryIT {
                 Map.entry("AGENTRT_FINALIZER_SWEEP_INTERVAL", "1s"),
                 Map.entry("AGENTRT_TOOLS_DOCS_ROOT", slowDocs().toString()),
                 Map.entry("AGENTRT_TOOLS_TIMEOUT", "10s"),
-                Map.entry("AGENTRT_TOOLS_LEASE", "12s"),
                 Map.entry("AGENTRT_TOOLS_UNCLAIMED_AFTER", "5s"),
-                Map.entry("AGENTRT_TOOLS_SWEEP_INTERVAL", "1s"),
                 // Six JVMs starting at once on a shared two-core machine: give Kafka time to
                 // answer.
                 Map.entry("AGENTRT_STARTUP_CHECK_TIMEOUT", "60s"),

@@ -258,24 +258,25 @@ class ToolCallRunner implements DisposableBean {
   }
 
   private void runAndAnswer(ToolCall call) {
-    if (cancelled.contains(call.id())) {
+    if (cancelled.remove(call.id())) { // cancelled before its worker started
+      Thread.interrupted();
       recordAndAnswer(call, cancelledOutcome(call), 0);
       return;
     }
-    recordEvent(
-        call,
-        RunEvent.TOOL_CALL_START,
-        RunLedger.data(
-            "toolCallId",
-            call.id(),
-            "tool",
-            call.name(),
-            "arguments",
-            RunLedger.excerpt(call.arguments())));
     long started = System.nanoTime();
     ToolOutcome outcome = null;
     RuntimeException failure = null;
     try {
+      recordEvent(
+          call,
+          RunEvent.TOOL_CALL_START,
+          RunLedger.data(
+              "toolCallId",
+              call.id(),
+              "tool",
+              call.name(),
+              "arguments",
+              RunLedger.excerpt(call.arguments())));
       outcome = execute(call);
     } catch (RuntimeException e) {
       failure = e;
