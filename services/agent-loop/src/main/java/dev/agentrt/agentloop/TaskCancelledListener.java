@@ -1,5 +1,6 @@
 package dev.agentrt.agentloop;
 
+import dev.agentrt.events.InvalidEventException;
 import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.IncomingEvents;
@@ -16,6 +17,11 @@ import org.springframework.stereotype.Component;
  * turn, so every instance hears every cancellation: each reads the topic in a consumer group of its
  * own (named after its holder id), from the newest record, as it holds no turn from before it
  * started.
+ *
+ * <p>Nothing is dead-lettered from here: a record that is not an event is dead-lettered by the
+ * topic's service-wide consumers, and a dead letter of a group that ends with its instance could
+ * never be replayed to it. A cancellation that fails here is still seen at the turn's next renewal,
+ * which finds its sub-agent cancelled.
  */
 @Component
 class TaskCancelledListener {
@@ -36,10 +42,17 @@ class TaskCancelledListener {
       concurrency = "1",
       properties = "auto.offset.reset=latest")
   void on(ConsumerRecord<String, byte[]> record) {
-    if (events.decode(record) instanceof TaskCancelled cancelled
-        && cancelled.subAgentId() != null
-        && turns.interrupt(cancelled.subAgentId())) {
-      log.info("turn of sub-agent {} interrupted: its task was cancelled", cancelled.subAgentId());
+    try {
+      if (events.decode(record) instanceof TaskCancelled cancelled
+          && cancelled.subAgentId() != null
+          && turns.interrupt(cancelled.subAgentId())) {
+        log.info(
+            "turn of sub-agent {} interrupted: its task was cancelled", cancelled.subAgentId());
+      }
+    } catch (InvalidEventException notAnEvent) {
+      log.debug("not an event, left to the service-wide consumers: {}", notAnEvent.getMessage());
+    } catch (RuntimeException e) {
+      log.warn("could not stop the turn of a cancelled task; its renewal will: {}", e.toString());
     }
   }
 }
