@@ -39,8 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and started again mid-run. Every run must end (success, or failed with a message in the chat)
  * within a bounded time, no tool call may be answered twice and no chat message may appear twice.
  *
- * <p>One stack for the whole class (H2-backed Mongo so its data survives its restart), with short
- * leases and a 6 s Kafka session timeout so that recovery takes seconds, not minutes.
+ * <p>One stack for the whole class (H2-backed Mongo so its data survives its restart), with the
+ * leases a user has (30 s, renewed every 5 s) and a 6 s Kafka session timeout.
  */
 class CrashRecoveryIT {
 
@@ -82,10 +82,6 @@ class CrashRecoveryIT {
                 Map.entry("AGENTRT_AGENT_LOOP_MODEL_ATTEMPTS", "2"),
                 Map.entry("AGENTRT_AGENT_LOOP_MODEL_BACKOFF", "100ms"),
                 Map.entry("AGENTRT_AGENT_LOOP_MODEL_TIMEOUT", "5s"),
-                Map.entry("AGENTRT_ORCHESTRATOR_DECISION_LEASE", "6s"),
-                Map.entry("AGENTRT_ORCHESTRATOR_SWEEP_INTERVAL", "1s"),
-                Map.entry("AGENTRT_FINALIZER_ANSWER_LEASE", "6s"),
-                Map.entry("AGENTRT_FINALIZER_SWEEP_INTERVAL", "1s"),
                 Map.entry("AGENTRT_TOOLS_DOCS_ROOT", slowDocs().toString()),
                 Map.entry("AGENTRT_TOOLS_TIMEOUT", "10s"),
                 Map.entry("AGENTRT_TOOLS_UNCLAIMED_AFTER", "5s"),
