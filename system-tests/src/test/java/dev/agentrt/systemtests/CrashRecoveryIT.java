@@ -88,7 +88,7 @@ class CrashRecoveryIT {
                 // Six JVMs starting at once on a shared two-core machine: give Kafka time to
                 // answer.
                 Map.entry("AGENTRT_STARTUP_CHECK_TIMEOUT", "60s"),
-                // A killed consumer's partitions go to its restarted self after 6 s, not 45 s.
+                // A killed consumer's partitions go to its restarted self after 6 s, not 10 s.
                 Map.entry(
                     "SPRING_APPLICATION_JSON",
                     "{\"spring.kafka.consumer.properties.session.timeout.ms\":\"6000\","
