@@ -26,10 +26,11 @@ import org.springframework.stereotype.Component;
 
 /**
  * Cancels a task at the person's request: the task and its sub-agent become {@code cancelled} (a
- * conditional update, once), so the loop schedules no further model turn; tool calls already
- * running finish and are recorded, but nothing acts on them. {@code TaskCancelled}, in the task's
- * outbox, tells the finalizer, which says so in the chat with what was done so far, and agent-init,
- * which cancels the sub-agent too (for a cancellation that died between its two writes).
+ * conditional update, once), so the loop schedules no further model turn. {@code TaskCancelled}, in
+ * the task's outbox, tells agent-loop and tool-runner, which stop the model call and the tools in
+ * flight at once (the lease of a turn is not renewed either once its sub-agent is cancelled); the
+ * finalizer, which says so in the chat with what was done so far; and agent-init, which cancels the
+ * sub-agent too (for a cancellation that died between its two writes).
  *
  * <p>Safe against a concurrent start (agent-init): the task is cancelled only while {@code
  * created}, {@code running} or {@code waiting}, and its sub-agent is found by the task, whether or

@@ -86,7 +86,7 @@ class TaskCancellationTest {
     assertThat(dropped.status()).isEqualTo(ToolCallStatus.failed);
     assertThat(dropped.error()).contains("\"error_type\":\"cancelled\"");
     assertThat(mongo.findById(running.id(), ToolCall.class).status())
-        .as("a call already running finishes")
+        .as("a running call is left to the tool-runner running it, which stops it")
         .isEqualTo(ToolCallStatus.running);
     assertThat(new RunLedger(mongo).after("chat-1", 0, 10))
         .extracting(RunEvent::type)
