@@ -1,14 +1,10 @@
 package dev.agentrt.toolrunner.mcp;
 
-import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.util.Collections;
 import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -21,19 +17,17 @@ import reactor.core.publisher.Mono;
  * (java-sdk pull request 803 adds it). A call interrupted before its request went out is not
  * cancelled at the server: it has no id yet.
  */
-final class CancellableCalls implements McpClientTransport {
+final class CancellableCalls extends ForwardingTransport {
 
   private static final Logger log = LoggerFactory.getLogger(CancellableCalls.class);
   static final String CANCELLED = "notifications/cancelled";
-
-  private final McpClientTransport transport;
 
   /** The id of each {@code tools/call} request sent and not yet ended, by the request itself. */
   private final Map<McpSchema.CallToolRequest, Object> sent =
       Collections.synchronizedMap(new IdentityHashMap<>());
 
   CancellableCalls(McpClientTransport transport) {
-    this.transport = transport;
+    super(transport);
   }
 
   /**
@@ -64,36 +58,5 @@ final class CancellableCalls implements McpClientTransport {
       sent.put(call, request.id());
     }
     return transport.sendMessage(message);
-  }
-
-  @Override
-  public Mono<Void> connect(
-      Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler) {
-    return transport.connect(handler);
-  }
-
-  @Override
-  public void setExceptionHandler(Consumer<Throwable> handler) {
-    transport.setExceptionHandler(handler);
-  }
-
-  @Override
-  public Mono<Void> closeGracefully() {
-    return transport.closeGracefully();
-  }
-
-  @Override
-  public void close() {
-    transport.close();
-  }
-
-  @Override
-  public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
-    return transport.unmarshalFrom(data, typeRef);
-  }
-
-  @Override
-  public List<String> protocolVersions() {
-    return transport.protocolVersions();
   }
 }

@@ -1,11 +1,7 @@
 package dev.agentrt.toolrunner.mcp;
 
-import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
-import java.util.List;
-import java.util.function.Consumer;
-import java.util.function.Function;
 import reactor.core.publisher.Mono;
 
 /**
@@ -16,13 +12,12 @@ import reactor.core.publisher.Mono;
  * notifications/tools/list_changed} (server-everything sends one as soon as it is initialized), so
  * that a connect or a call failed now and then (java-sdk issues 304 and 875, fixed upstream later).
  */
-final class SerializedSends implements McpClientTransport {
+final class SerializedSends extends ForwardingTransport {
 
-  private final McpClientTransport transport;
   private final Object sending = new Object();
 
   SerializedSends(McpClientTransport transport) {
-    this.transport = transport;
+    super(transport);
   }
 
   @Override
@@ -30,36 +25,5 @@ final class SerializedSends implements McpClientTransport {
     synchronized (sending) {
       return transport.sendMessage(message);
     }
-  }
-
-  @Override
-  public Mono<Void> connect(
-      Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler) {
-    return transport.connect(handler);
-  }
-
-  @Override
-  public void setExceptionHandler(Consumer<Throwable> handler) {
-    transport.setExceptionHandler(handler);
-  }
-
-  @Override
-  public Mono<Void> closeGracefully() {
-    return transport.closeGracefully();
-  }
-
-  @Override
-  public void close() {
-    transport.close();
-  }
-
-  @Override
-  public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
-    return transport.unmarshalFrom(data, typeRef);
-  }
-
-  @Override
-  public List<String> protocolVersions() {
-    return transport.protocolVersions();
   }
 }
