@@ -78,6 +78,11 @@ public final class Leases {
     this.wanted = wanted;
   }
 
+  /** How long a hold lasts unless renewed. */
+  public Duration duration() {
+    return duration;
+  }
+
   /** This instance, as the holder it writes. */
   public String holder() {
     return instance;

@@ -55,6 +55,9 @@ public class StoreIndexes implements InitializingBean {
         .indexOps(Collections.SUB_AGENTS)
         .createIndex(new Index().on("turn.leaseUntil", Sort.Direction.ASC).sparse());
     mongo
+        .indexOps(Collections.SUB_AGENTS)
+        .createIndex(new Index().on(SubAgent.UNLOOKED_SINCE, Sort.Direction.ASC).sparse());
+    mongo
         .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
         .createIndex(
             new Index().on("status", Sort.Direction.ASC).on("createdAt", Sort.Direction.ASC));

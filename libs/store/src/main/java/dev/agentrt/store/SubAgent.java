@@ -31,6 +31,15 @@ public record SubAgent(
     @Nullable Instant deadline,
     @Nullable Settings settings) {
 
+  /**
+   * When a message was last added to the conversation, kept until the agent loop has looked at the
+   * conversation since: set with each message's place ({@code SubAgentConversations}), removed by
+   * the agent loop as it takes a turn or finds nothing to do. A sub-agent that keeps it long had
+   * the event announcing its message lost (dead-lettered during an outage), and a sweep looks
+   * again. Only queries use it: it is not read into this record.
+   */
+  public static final String UNLOOKED_SINCE = "unlookedSince";
+
   @PersistenceCreator
   public SubAgent {}
 

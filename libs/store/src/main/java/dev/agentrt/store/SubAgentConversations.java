@@ -142,12 +142,13 @@ public class SubAgentConversations {
   }
 
   /**
-   * Counts one more message on the sub-agent the criteria match: the counted sub-agent, or null.
+   * Counts one more message on the sub-agent the criteria match, and marks it as not yet looked at
+   * ({@link SubAgent#UNLOOKED_SINCE}): the counted sub-agent, or null.
    */
   private @Nullable SubAgent takeSeq(Criteria subAgent) {
     return mongo.findAndModify(
         Query.query(subAgent),
-        new Update().inc("messageCount", 1),
+        new Update().inc("messageCount", 1).set(SubAgent.UNLOOKED_SINCE, Instant.now()),
         FindAndModifyOptions.options().returnNew(true),
         SubAgent.class);
   }

@@ -103,7 +103,13 @@ class AgentLoop {
 
   void wake(String subAgentId) {
     SubAgent subAgent = mongo.findById(subAgentId, SubAgent.class);
-    if (subAgent == null || subAgent.status() != SubAgentStatus.active) {
+    if (subAgent != null) {
+      wake(subAgent);
+    }
+  }
+
+  private void wake(SubAgent subAgent) {
+    if (subAgent.status() != SubAgentStatus.active) {
       return;
     }
     ConversationState conversation = new ConversationState(conversations.messages(subAgent.id()));
@@ -190,6 +196,41 @@ class AgentLoop {
             Criteria.where("status").is(SubAgentStatus.active).andOperator(turns.expired()));
     expired.limit(SWEEP_BATCH);
     return mongo.find(expired, SubAgent.class).stream().map(SubAgent::id).toList();
+  }
+
+  /**
+   * Active sub-agents with no turn whose last message nobody looked at for a lease's time ({@link
+   * SubAgent#UNLOOKED_SINCE}): far longer than an event takes, and than a listener retries before
+   * it dead-letters one, so the event that announced the message was lost.
+   */
+  List<String> unlookedMessages() {
+    Query unlooked =
+        Query.query(
+            Criteria.where("status")
+                .is(SubAgentStatus.active)
+                .and("turn")
+                .is(null)
+                .and(SubAgent.UNLOOKED_SINCE)
+                .lt(clock.instant().minus(turns.duration())));
+    unlooked.limit(SWEEP_BATCH);
+    return mongo.find(unlooked, SubAgent.class).stream().map(SubAgent::id).toList();
+  }
+
+  /**
+   * Wakes the sub-agent as its message's event would have, then marks its conversation looked at
+   * unless a message came meanwhile (that one has its own event, or the next sweep).
+   */
+  void lookAgain(String subAgentId) {
+    SubAgent subAgent = mongo.findById(subAgentId, SubAgent.class);
+    if (subAgent == null) {
+      return;
+    }
+    wake(subAgent);
+    mongo.updateFirst(
+        Query.query(
+            Criteria.where("_id").is(subAgentId).and("messageCount").is(subAgent.messageCount())),
+        new Update().unset(SubAgent.UNLOOKED_SINCE),
+        SubAgent.class);
   }
 
   /** Active sub-agents whose run's deadline has passed. */
@@ -424,13 +465,15 @@ class AgentLoop {
 
   /**
    * Takes the turn unless another worker holds it, recording the messages it answers and when the
-   * run must end (for {@link #overdueRuns}) in the same write.
+   * run must end (for {@link #overdueRuns}) in the same write, which also marks the conversation
+   * looked at: a message that comes during the turn is looked at as the turn ends ({@link
+   * #endTurn}).
    */
   private boolean takeTurn(SubAgent subAgent, long seq, Instant deadline) {
     return turns.take(
         subAgent.id(),
         Criteria.where("status").is(SubAgentStatus.active),
-        new Update().set("turn.seq", seq).set("deadline", deadline));
+        new Update().set("turn.seq", seq).set("deadline", deadline).unset(SubAgent.UNLOOKED_SINCE));
   }
 
   /**

@@ -10,9 +10,9 @@ import org.springframework.stereotype.Component;
 /**
  * The turns as leased work: {@link LeaseSweeper} renews the turns this instance runs (the
  * heartbeat), then {@link #sweep} takes care of runs no event wakes: sub-agents whose turn's lease
- * expired are woken, so a turn a dead worker held is taken again; runs past their deadline are
- * failed. Safe with several copies running: waking takes the turn by a conditional write, and
- * failing moves statuses once.
+ * expired are woken, so a turn a dead worker held is taken again; so are sub-agents with a message
+ * whose event was lost; runs past their deadline are failed. Safe with several copies running:
+ * waking takes the turn by a conditional write, and failing moves statuses once.
  */
 @Component
 class RunSweeper implements LeasedWork {
@@ -40,6 +40,14 @@ class RunSweeper implements LeasedWork {
         loop.wake(subAgentId);
       } catch (RuntimeException e) {
         log.warn("could not take back the turn of sub-agent {}: {}", subAgentId, e.getMessage());
+      }
+    }
+    for (String subAgentId : loop.unlookedMessages()) {
+      log.info("sub-agent {} has a message nobody looked at; waking it", subAgentId);
+      try {
+        loop.lookAgain(subAgentId);
+      } catch (RuntimeException e) {
+        log.warn("could not look again at sub-agent {}: {}", subAgentId, e.getMessage());
       }
     }
     for (String subAgentId : loop.overdueRuns()) {

@@ -15,6 +15,7 @@ import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.LeaseSweeper;
 import dev.agentrt.store.LeasedWork;
 import dev.agentrt.store.Leases;
+import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
@@ -33,6 +34,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -43,6 +45,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -251,6 +254,68 @@ class TurnLeasesTest {
     assertThat(ledger.after(subAgent.chatId(), 0, 100))
         .extracting(RunEvent::type)
         .doesNotContain(RunEvent.ERROR);
+  }
+
+  @Test
+  void aSubAgentWhoseMessageEventWasLostIsWokenByTheSweepAndAnsweredOnce() {
+    // The user's message is stored, but its event never reaches an instance (dead-lettered while
+    // MongoDB was down, say): only the sweep can see that the message waits.
+    Instance a = instance(new ScriptedModel().replies("A haiku."));
+    Instance b = instance(new ScriptedModel().replies("Another haiku."));
+    a.sweeper.start();
+    b.sweeper.start();
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> task().status() == TaskStatus.success);
+    assertThat(answers()).hasSize(1);
+    assertThat(a.model.requests().size() + b.model.requests().size()).isOne();
+  }
+
+  @Test
+  void aSubAgentWaitingForItsToolsIsLookedAtOnceBySweepsNotAtEachOne() {
+    appendAnswerCalling("call-1", "call-2");
+    appendToolResult("call-1"); // call-2 still runs: nothing for the loop to do
+    Instance a = instance(new ScriptedModel().replies("A haiku."));
+    a.sweeper.start();
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> unlookedSince() == null);
+    int sweeps = a.sweeps.get();
+    await().atMost(Duration.ofSeconds(20)).until(() -> a.sweeps.get() >= sweeps + 3);
+    assertThat(unlookedSince()).as("marked looked at, and not looked at again").isNull();
+    assertThat(a.model.requests()).isEmpty();
+
+    appendToolResult("call-2"); // whose event is lost too: the sweep wakes the loop for it
+    await().atMost(Duration.ofSeconds(20)).until(() -> task().status() == TaskStatus.success);
+    assertThat(a.model.requests()).hasSize(1);
+  }
+
+  private void appendAnswerCalling(String... callIds) {
+    conversations.append(
+        subAgent,
+        new NewMessage(
+            Ids.fresh(),
+            SubAgentMessage.ASSISTANT,
+            null,
+            Arrays.stream(callIds)
+                .map(id -> new RequestedToolCall(id, "web_search", "{}"))
+                .toList(),
+            null,
+            List.of()),
+        Instant.now());
+  }
+
+  private void appendToolResult(String callId) {
+    conversations.append(
+        subAgent,
+        new NewMessage(Ids.fresh(), SubAgentMessage.TOOL, "a result", List.of(), callId, List.of()),
+        Instant.now());
+  }
+
+  private Object unlookedSince() {
+    return mongo
+        .getCollection(dev.agentrt.store.Collections.SUB_AGENTS)
+        .find(new Document("_id", subAgent.id()))
+        .first()
+        .get(SubAgent.UNLOOKED_SINCE);
   }
 
   /** The sub-agent and its task cancelled, as the orchestrator's cancellation leaves them. */
