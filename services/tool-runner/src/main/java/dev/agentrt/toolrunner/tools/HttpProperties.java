@@ -2,6 +2,7 @@ package dev.agentrt.toolrunner.tools;
 
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
@@ -28,6 +29,7 @@ public record HttpProperties(
     this(allowedHosts, maxBytes, maxRedirects, List.of(), List.of(80, 443));
   }
 
+  @ConstructorBinding
   public HttpProperties {
     allowedHosts = allowedHosts.stream().map(String::strip).filter(h -> !h.isEmpty()).toList();
     allowedAddresses =
