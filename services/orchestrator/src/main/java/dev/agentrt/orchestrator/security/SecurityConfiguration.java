@@ -6,6 +6,7 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.server.ConfigurableWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
@@ -73,6 +74,7 @@ class SecurityConfiguration {
 
   /** The issuer's keys are fetched on the first token, so start-up does not need the issuer. */
   @Bean
+  @ConditionalOnMissingBean
   JwtDecoder jwtDecoder(SecurityProperties properties) {
     String issuer = properties.oidcIssuerUri();
     return new SupplierJwtDecoder(
