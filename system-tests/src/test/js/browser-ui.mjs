@@ -2,7 +2,9 @@
 // research, watches the live activity, answers the researcher's question and sees the final answer
 // rendered as Markdown. Exits 0 when everything was seen, 1 with the reason otherwise.
 //
-//   node browser-ui.mjs <orchestrator URL> <screenshot directory>
+//   node browser-ui.mjs <orchestrator URL> <screenshot directory> [API key]
+//
+// With an API key, the server is one that requires keys: the page must ask for it first.
 //
 // The stack runs the offline model (libs/model OFFLINE-MODEL.md): "Research" alone makes the
 // researcher ask "What should I research?"; the answer "Kafka" makes it search, read and answer
@@ -12,7 +14,7 @@ import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-const [baseUrl, screenshots = 'target/browser'] = process.argv.slice(2);
+const [baseUrl, screenshots = 'target/browser', apiKey] = process.argv.slice(2);
 if (!baseUrl) {
   console.error('usage: node browser-ui.mjs <orchestrator URL> [screenshot directory]');
   process.exit(2);
@@ -26,6 +28,14 @@ const browser = await chromium.launch({
     '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
 const step = (text) => console.log(`- ${text}`);
+// A server with keys: the page asks for one (each tab keeps its own).
+const signIn = async (tab) => {
+  const dialog = tab.getByRole('dialog', { name: 'API key' });
+  await dialog.waitFor({ timeout: TIMEOUT });
+  await dialog.getByLabel('API key').fill(apiKey);
+  await dialog.getByRole('button', { name: 'Continue' }).click();
+  await dialog.waitFor({ state: 'hidden', timeout: TIMEOUT });
+};
 let page;
 try {
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -34,6 +44,10 @@ try {
   page.on('console', (m) => { if (m.type() === 'error') console.log(`  (browser console) ${m.text()}`); });
 
   await page.goto(baseUrl, { waitUntil: 'domcontentloaded' });
+  if (apiKey) {
+    await signIn(page);
+    step('the page asked for the API key');
+  }
   await page.getByRole('heading', { name: 'What should we look into?' }).waitFor({ timeout: TIMEOUT });
   step('the UI is served at / and shows the welcome screen');
 
@@ -97,6 +111,7 @@ try {
   const again = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   await again.route('**/events**', (route) => route.abort());
   await again.goto(`${baseUrl}/#/chat/${encodeURIComponent(chatId)}`, { waitUntil: 'domcontentloaded' });
+  if (apiKey) await signIn(again);
   await again.locator('#banner', { hasText: 'Lost the live connection' }).waitFor({ timeout: TIMEOUT });
   await again.locator('.message.assistant', { hasText: 'Sources' }).waitFor({ timeout: TIMEOUT });
   const shown = await again.locator('.message').count();

@@ -42,6 +42,9 @@ public final class ServiceProcess implements AutoCloseable {
     PRODUCTION
   }
 
+  /** The one service people call; it decides where it listens itself (docs/security.md). */
+  private static final String ORCHESTRATOR = "orchestrator";
+
   private static final List<String> FAST_START_OPTIONS =
       List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
   private static final Duration GRACE = Duration.ofSeconds(15);
@@ -112,6 +115,10 @@ public final class ServiceProcess implements AutoCloseable {
             .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
     builder.environment().putAll(env);
     builder.environment().put("SERVER_PORT", Integer.toString(httpPort));
+    if (!service.equals(ORCHESTRATOR)) {
+      // Not an API: only this machine reaches it (its health and metrics).
+      builder.environment().putIfAbsent("SERVER_ADDRESS", "127.0.0.1");
+    }
     try {
       Files.createDirectories(logFile.toAbsolutePath().getParent());
     } catch (IOException e) {

@@ -8,16 +8,49 @@ export class ApiError extends Error {
   }
 }
 
+// When the server needs an API key (it answers 401), the person is asked for one; it is kept for
+// this tab only (sessionStorage) and sent as `Authorization: Bearer <key>`.
+const KEY = 'agentrt.apiKey';
+let asking = null;
+
+function apiKey() {
+  return sessionStorage.getItem(KEY);
+}
+
+/** Asks for a key once, however many requests are waiting for it. */
+function askForKey(wrong) {
+  asking ??= new Promise((resolve) => {
+    const dialog = document.getElementById('sign-in');
+    const input = document.getElementById('api-key');
+    document.getElementById('sign-in-error').hidden = !wrong;
+    input.value = '';
+    dialog.addEventListener('close', () => {
+      asking = null;
+      sessionStorage.setItem(KEY, input.value.trim());
+      resolve();
+    }, { once: true });
+    dialog.showModal();
+  });
+  return asking;
+}
+
 async function request(method, path, body) {
   let response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    throw new ApiError(0, 'The server cannot be reached.');
+  for (;;) {
+    const headers = body === undefined ? {} : { 'Content-Type': 'application/json' };
+    const key = apiKey();
+    if (key) headers.Authorization = `Bearer ${key}`;
+    try {
+      response = await fetch(path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch {
+      throw new ApiError(0, 'The server cannot be reached.');
+    }
+    if (response.status !== 401) break;
+    await askForKey(Boolean(key));
   }
   if (!response.ok) {
     let reason = `${response.status} ${response.statusText}`.trim();
@@ -43,5 +76,11 @@ export const api = {
   postMessage: (id, content) => request('POST', `${chat(id)}/messages`, { content }),
   task: (taskId) => request('GET', `api/tasks/${encodeURIComponent(taskId)}`),
   cancelTask: (taskId) => request('POST', `api/tasks/${encodeURIComponent(taskId)}/cancel`),
-  eventsUrl: (id, after) => `${chat(id)}/events${after == null ? '' : `?after=${after}`}`,
+  // EventSource cannot send headers: the key goes in the query, for this one endpoint.
+  eventsUrl: (id, after) => {
+    const query = new URLSearchParams();
+    if (after != null) query.set('after', after);
+    if (apiKey()) query.set('access_token', apiKey());
+    return `${chat(id)}/events${query.size ? `?${query}` : ''}`;
+  },
 };

@@ -4,10 +4,24 @@ import { marked } from '../webjars/marked/lib/marked.esm.js';
 import DOMPurify from '../webjars/dompurify/dist/purify.es.mjs';
 
 marked.setOptions({ gfm: true, breaks: true });
+// A model's answer is not trusted: no forms or their fields, and no image from another server (it
+// would tell that server the page was read, and what the model put in its address); such an
+// image keeps only its alt text. The page's Content-Security-Policy blocks them too.
+const SANITIZE = { FORBID_TAGS: ['form', 'input', 'button', 'textarea', 'select', 'option', 'style'] };
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   if (node.tagName === 'A') {
     node.setAttribute('target', '_blank');
     node.setAttribute('rel', 'noopener noreferrer');
+  }
+  if (node.tagName === 'IMG') {
+    node.removeAttribute('srcset');
+    let url = null;
+    try {
+      url = new URL(node.getAttribute('src') ?? '', document.baseURI);
+    } catch {
+      // not an address: dropped below
+    }
+    if (!url || url.origin !== window.location.origin) node.removeAttribute('src');
   }
 });
 
@@ -32,7 +46,7 @@ export function el(spec, attributes = {}, ...children) {
 /** Markdown as sanitized HTML inside a new element. */
 export function markdown(text, spec = 'div.markdown') {
   const node = el(spec);
-  node.innerHTML = DOMPurify.sanitize(marked.parse(text ?? ''));
+  node.innerHTML = DOMPurify.sanitize(marked.parse(text ?? ''), SANITIZE);
   return node;
 }
 

@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The stack the local stack runs, started once for all system tests of this JVM: a real KRaft
@@ -40,6 +41,11 @@ final class EmbeddedStack {
   /** More copies of services, on the same broker and database, for as long as the caller needs. */
   RunningServices startCopies(String label, List<String> services) {
     return RunningServices.start(label, services, kafka.bootstrapServers(), mongo.uri());
+  }
+
+  /** More copies of services, with more environment (API keys, say). */
+  RunningServices startCopies(String label, List<String> services, Map<String, String> env) {
+    return RunningServices.start(label, services, kafka.bootstrapServers(), mongo.uri(), env);
   }
 
   private static EmbeddedStack start() {

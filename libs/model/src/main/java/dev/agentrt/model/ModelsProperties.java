@@ -84,6 +84,21 @@ public record ModelsProperties(
     static Definition offline() {
       return new Definition(OFFLINE, null, null, null, null, null, null, null);
     }
+
+    /** Everything but the key, which shows only as set or not: this lands in logs. */
+    @Override
+    public String toString() {
+      return "Definition[provider=%s, baseUrl=%s, apiKey=%s, model=%s, temperature=%s, maxTokens=%s, timeout=%s, maxConcurrentCalls=%s]"
+          .formatted(
+              provider,
+              baseUrl,
+              masked(apiKey),
+              model,
+              temperature,
+              maxTokens,
+              timeout,
+              maxConcurrentCalls);
+    }
   }
 
   /**
@@ -96,7 +111,18 @@ public record ModelsProperties(
       @Nullable String provider,
       @Nullable String baseUrl,
       @Nullable String apiKey,
-      @Nullable String name) {}
+      @Nullable String name) {
+
+    @Override
+    public String toString() {
+      return "ShortForm[provider=%s, baseUrl=%s, apiKey=%s, name=%s]"
+          .formatted(provider, baseUrl, masked(apiKey), name);
+    }
+  }
+
+  private static String masked(@Nullable String apiKey) {
+    return apiKey == null || apiKey.isBlank() ? "(none)" : "(set)";
+  }
 
   /**
    * The offline model's settings ({@code agentrt.offline-model}).

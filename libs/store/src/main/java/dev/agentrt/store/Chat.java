@@ -16,6 +16,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  *     answers
  * @param limits the person's limits for this chat's runs, or null for the global and agents' ones
  * @param deciding the orchestrator that is deciding this chat's messages, or null when none is
+ * @param owner the user who created it; null on chats stored before there were users, which belong
+ *     to the local user (docs/security.md)
  */
 @Document(Collections.CHATS)
 public record Chat(
@@ -25,13 +27,30 @@ public record Chat(
     Instant createdAt,
     @Nullable Usage usage,
     @Nullable ChatLimits limits,
-    @Nullable Deciding deciding) {
+    @Nullable Deciding deciding,
+    @Nullable String owner) {
 
   @PersistenceCreator
   public Chat {}
 
+  /** A chat without an owner: the local user's (a chat stored before there were users). */
+  public Chat(
+      String id,
+      String title,
+      @Nullable String model,
+      Instant createdAt,
+      @Nullable Usage usage,
+      @Nullable ChatLimits limits,
+      @Nullable Deciding deciding) {
+    this(id, title, model, createdAt, usage, limits, deciding, null);
+  }
+
   public Chat(String id, String title, Instant createdAt) {
-    this(id, title, null, createdAt, null, null, null);
+    this(id, title, null, createdAt, null, null, null, null);
+  }
+
+  public Chat(String id, String title, Instant createdAt, String owner) {
+    this(id, title, null, createdAt, null, null, null, owner);
   }
 
   /**

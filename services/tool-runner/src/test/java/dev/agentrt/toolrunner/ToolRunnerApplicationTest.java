@@ -120,6 +120,8 @@ class ToolRunnerApplicationTest {
                 "--server.port=0",
                 "--agentrt.tools.docs-root=" + docs,
                 "--agentrt.tools.http.allowed-hosts=example.org, 127.0.0.1",
+                "--agentrt.tools.http.allowed-addresses=127.0.0.1",
+                "--agentrt.tools.http.allowed-ports=80,443," + http.getAddress().getPort(),
                 "--agentrt.agents.file=" + agents);
   }
 

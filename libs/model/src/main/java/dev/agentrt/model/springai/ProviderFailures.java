@@ -19,6 +19,7 @@ import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -44,6 +45,11 @@ final class ProviderFailures {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final int MAX_DETAIL = 300;
+  // What a provider may echo back of a credential: "Incorrect API key provided: sk-ab***yz".
+  private static final Pattern CREDENTIAL =
+      Pattern.compile(
+          "(?i)(\\b(sk|pk|rk)-[A-Za-z0-9_*.\\-]{4,}|bearer\\s+\\S+"
+              + "|(api[_-]?key|x-api-key|token|secret)[\"']?\\s*[:=]\\s*[\"']?[^\\s\"',}]+)");
 
   private ProviderFailures() {}
 
@@ -219,10 +225,15 @@ final class ProviderFailures {
         : String.format(Locale.ROOT, "%.1f s", duration.toMillis() / 1000.0);
   }
 
-  private static String shortened(@Nullable String text) {
+  /**
+   * A provider's text as it may be stored on a task and shown to a person: on one line, anything
+   * that looks like a credential replaced, at most {@value #MAX_DETAIL} characters.
+   */
+  static String shortened(@Nullable String text) {
     if (text == null) {
       return "";
     }
-    return text.length() <= MAX_DETAIL ? text : text.substring(0, MAX_DETAIL) + "…";
+    String safe = CREDENTIAL.matcher(text.replaceAll("\\s+", " ").strip()).replaceAll("[redacted]");
+    return safe.length() <= MAX_DETAIL ? safe : safe.substring(0, MAX_DETAIL) + "…";
   }
 }

@@ -120,6 +120,21 @@ class ProviderFailuresTest {
                 + " unknown message role 'robot'");
   }
 
+  @Test
+  void aCredentialTheProviderEchoesIsNotKeptInTheMessage() {
+    ModelException failure =
+        http(
+            401,
+            "Incorrect API key provided: sk-proj-abc123***wxyz. You can find your API key at"
+                + " https://platform.openai.com/account/api-keys. Authorization: Bearer sk-live-9f8e7d"
+                + " api_key=\"hunter2secret\"");
+
+    assertThat(failure.getMessage())
+        .doesNotContain("sk-proj", "abc123", "wxyz", "sk-live", "9f8e7d", "hunter2secret")
+        .contains("HTTP 401 unauthorized")
+        .contains("Incorrect API key provided: [redacted]");
+  }
+
   private static ModelException http(int status, String detail) {
     return ProviderFailures.http("m", status, null, detail, Map.of(), new RuntimeException());
   }

@@ -11,6 +11,7 @@ import jakarta.validation.constraints.Positive;
 import jakarta.validation.constraints.Size;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -18,6 +19,7 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
@@ -29,13 +31,18 @@ class ChatController {
 
   static final int MAX_CONTENT_LENGTH = 32_000;
 
+  static final int MAX_PAGE_SIZE = 200;
+
   private final Chats chats;
+  private final ChatAccess access;
   private final ChatTasks tasks;
   private final ModelNames models;
   private final Pricing pricing;
 
-  ChatController(Chats chats, ChatTasks tasks, ModelNames models, Pricing pricing) {
+  ChatController(
+      Chats chats, ChatAccess access, ChatTasks tasks, ModelNames models, Pricing pricing) {
     this.chats = chats;
+    this.access = access;
     this.tasks = tasks;
     this.models = models;
     this.pricing = pricing;
@@ -122,23 +129,35 @@ class ChatController {
     String title = body == null || body.title() == null ? "New chat" : body.title();
     String model = known(body == null ? null : body.model());
     ChatLimits limits = body == null || body.limits() == null ? null : body.limits().stored();
-    return new Created(chats.create(title, model, limits).id());
+    return new Created(chats.create(title, model, limits, access.user()).id());
   }
 
+  /** The user's chats (an admin's: all), newest first, a page at a time. */
   @GetMapping
-  List<ChatView> listChats() {
-    return chats.all().stream().map(chat -> ChatView.of(chat, pricing)).toList();
+  List<ChatView> listChats(
+      @RequestParam(defaultValue = "0") int page, @RequestParam(defaultValue = "50") int size) {
+    if (page < 0 || size < 1 || size > MAX_PAGE_SIZE) {
+      throw new ResponseStatusException(
+          HttpStatus.BAD_REQUEST,
+          "page must be >= 0 and size between 1 and "
+              + MAX_PAGE_SIZE
+              + ", got "
+              + page
+              + ", "
+              + size);
+    }
+    return access.list(page, size).stream().map(chat -> ChatView.of(chat, pricing)).toList();
   }
 
   @GetMapping("/{chatId}")
   ChatView chat(@PathVariable String chatId) {
-    return ChatView.of(existing(chatId), pricing);
+    return ChatView.of(found(access.readable(chatId), chatId), pricing);
   }
 
   @PostMapping("/{chatId}/messages")
   @ResponseStatus(HttpStatus.ACCEPTED)
   Created postMessage(@PathVariable String chatId, @Valid @RequestBody NewMessage body) {
-    existing(chatId);
+    found(access.writable(chatId), chatId);
     if (body.content().length() > MAX_CONTENT_LENGTH) {
       throw new ResponseStatusException(
           HttpStatus.CONTENT_TOO_LARGE,
@@ -150,13 +169,13 @@ class ChatController {
 
   @GetMapping("/{chatId}/messages")
   List<MessageView> messages(@PathVariable String chatId) {
-    existing(chatId);
+    found(access.readable(chatId), chatId);
     return chats.messages(chatId).stream().map(m -> MessageView.of(m, pricing)).toList();
   }
 
   @GetMapping("/{chatId}/tasks")
   List<TaskView> tasks(@PathVariable String chatId) {
-    existing(chatId);
+    found(access.readable(chatId), chatId);
     return tasks.ofChat(chatId).stream().map(t -> TaskView.of(t, pricing)).toList();
   }
 
@@ -168,10 +187,8 @@ class ChatController {
     return model;
   }
 
-  private Chat existing(String chatId) {
-    return chats
-        .find(chatId)
-        .orElseThrow(
-            () -> new ResponseStatusException(HttpStatus.NOT_FOUND, "no chat with id " + chatId));
+  private static Chat found(Optional<Chat> chat, String chatId) {
+    return chat.orElseThrow(
+        () -> new ResponseStatusException(HttpStatus.NOT_FOUND, "no chat with id " + chatId));
   }
 }

@@ -49,17 +49,16 @@ public class Chats {
   /**
    * @param model the chat's model (null: the agents' or the default), already checked
    * @param limits the chat's run limits (null: the global and agents' ones)
+   * @param owner the user creating it
    */
-  public Chat create(String title, @Nullable String model, @Nullable ChatLimits limits) {
-    return mongo.insert(new Chat(Ids.fresh(), title, model, clock.instant(), null, limits, null));
+  public Chat create(
+      String title, @Nullable String model, @Nullable ChatLimits limits, String owner) {
+    return mongo.insert(
+        new Chat(Ids.fresh(), title, model, clock.instant(), null, limits, null, owner));
   }
 
   public Optional<Chat> find(String chatId) {
     return Optional.ofNullable(mongo.findById(chatId, Chat.class));
-  }
-
-  List<Chat> all() {
-    return mongo.find(new Query().with(Sort.by(Sort.Direction.DESC, "_id")), Chat.class);
   }
 
   /**

@@ -19,10 +19,12 @@ import org.springframework.web.server.ResponseStatusException;
 @RequestMapping("/api/tasks")
 class TaskController {
 
+  private final ChatAccess access;
   private final TaskDetails details;
   private final TaskCancellation cancellation;
 
-  TaskController(TaskDetails details, TaskCancellation cancellation) {
+  TaskController(ChatAccess access, TaskDetails details, TaskCancellation cancellation) {
+    this.access = access;
     this.details = details;
     this.cancellation = cancellation;
   }
@@ -41,6 +43,9 @@ class TaskController {
             description = "the task has already ended (problem detail)")
       })
   Cancelled cancel(@PathVariable String taskId) {
+    if (access.writableTask(taskId).isEmpty()) {
+      throw noTask(taskId);
+    }
     return switch (cancellation.cancel(taskId)) {
       case TaskCancellation.Result.Cancelled cancelled ->
           new Cancelled(taskId, cancelled.task().status().name());
@@ -48,8 +53,7 @@ class TaskController {
           throw new ResponseStatusException(
               HttpStatus.CONFLICT,
               "task " + taskId + " has already ended: " + ended.task().status().name());
-      case TaskCancellation.Result.NotFound notFound ->
-          throw new ResponseStatusException(HttpStatus.NOT_FOUND, "no task with id " + taskId);
+      case TaskCancellation.Result.NotFound notFound -> throw noTask(taskId);
     };
   }
 
@@ -61,9 +65,13 @@ class TaskController {
         @ApiResponse(responseCode = "404", description = "no task with this id (problem detail)")
       })
   TaskDetails.View task(@PathVariable String taskId) {
-    return details
-        .of(taskId)
-        .orElseThrow(
-            () -> new ResponseStatusException(HttpStatus.NOT_FOUND, "no task with id " + taskId));
+    if (access.readableTask(taskId).isEmpty()) {
+      throw noTask(taskId);
+    }
+    return details.of(taskId).orElseThrow(() -> noTask(taskId));
+  }
+
+  private static ResponseStatusException noTask(String taskId) {
+    return new ResponseStatusException(HttpStatus.NOT_FOUND, "no task with id " + taskId);
   }
 }

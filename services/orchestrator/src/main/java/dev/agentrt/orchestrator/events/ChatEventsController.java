@@ -1,6 +1,6 @@
 package dev.agentrt.orchestrator.events;
 
-import dev.agentrt.orchestrator.chat.Chats;
+import dev.agentrt.orchestrator.chat.ChatAccess;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import java.io.IOException;
@@ -39,7 +39,7 @@ class ChatEventsController implements DisposableBean {
 
   private static final Logger log = LoggerFactory.getLogger(ChatEventsController.class);
 
-  private final Chats chats;
+  private final ChatAccess access;
   private final RunLedger ledger;
   private final EventsProperties properties;
   private final StreamSlots slots;
@@ -47,12 +47,12 @@ class ChatEventsController implements DisposableBean {
   private final Set<AtomicBoolean> open = ConcurrentHashMap.newKeySet();
 
   ChatEventsController(
-      Chats chats,
+      ChatAccess access,
       RunLedger ledger,
       EventsProperties properties,
       StreamSlots slots,
       JsonMapper json) {
-    this.chats = chats;
+    this.access = access;
     this.ledger = ledger;
     this.properties = properties;
     this.slots = slots;
@@ -64,7 +64,7 @@ class ChatEventsController implements DisposableBean {
       @PathVariable String chatId,
       @RequestParam(required = false) @Nullable String after,
       @RequestHeader(name = "Last-Event-ID", required = false) @Nullable String lastEventId) {
-    if (chats.find(chatId).isEmpty()) {
+    if (access.readable(chatId).isEmpty()) {
       throw new ResponseStatusException(HttpStatus.NOT_FOUND, "no chat with id " + chatId);
     }
     long start =

@@ -5,17 +5,13 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 import org.springframework.util.unit.DataSize;
 import org.springframework.web.filter.OncePerRequestFilter;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Bounds every request body to {@code agentrt.http.max-request-size} (default 1 MiB), on every
@@ -33,8 +29,6 @@ import tools.jackson.databind.node.ObjectNode;
 class RequestSizeLimit extends OncePerRequestFilter {
 
   static final String PROPERTY = "agentrt.http.max-request-size";
-
-  private static final JsonMapper JSON = JsonMapper.builder().build();
 
   private final long maxBytes;
 
@@ -63,32 +57,10 @@ class RequestSizeLimit extends OncePerRequestFilter {
     }
   }
 
-  /**
-   * {@code 413} in the shape of the API asked: OpenAI-style under {@code /v1/}, else an RFC 9457
-   * problem as the chat API's other refusals. Tomcat then drains or closes the unread body.
-   */
+  /** {@code 413}; Tomcat then drains or closes the unread body. */
   private void refuse(HttpServletRequest request, HttpServletResponse response) throws IOException {
-    HttpStatus status = HttpStatus.CONTENT_TOO_LARGE;
-    ObjectNode body = JSON.createObjectNode();
-    String contentType;
-    if (request.getRequestURI().startsWith(request.getContextPath() + "/v1/")) {
-      body.putObject("error")
-          .put("message", reason(maxBytes))
-          .put("type", "invalid_request_error")
-          .put("code", "request_too_large");
-      contentType = MediaType.APPLICATION_JSON_VALUE;
-    } else {
-      body.put("type", "about:blank")
-          .put("title", status.getReasonPhrase())
-          .put("status", status.value())
-          .put("detail", reason(maxBytes))
-          .put("instance", request.getRequestURI());
-      contentType = MediaType.APPLICATION_PROBLEM_JSON_VALUE;
-    }
-    response.setStatus(status.value());
-    response.setContentType(contentType);
-    response.setCharacterEncoding(StandardCharsets.UTF_8);
     response.setHeader("Connection", "close");
-    response.getOutputStream().write(JSON.writeValueAsBytes(body));
+    EdgeRefusal.write(
+        request, response, HttpStatus.CONTENT_TOO_LARGE, reason(maxBytes), "request_too_large");
   }
 }

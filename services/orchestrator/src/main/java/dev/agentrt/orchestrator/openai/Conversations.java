@@ -1,6 +1,8 @@
 package dev.agentrt.orchestrator.openai;
 
+import dev.agentrt.orchestrator.chat.ChatAccess;
 import dev.agentrt.orchestrator.openai.Fingerprint.Turn;
+import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -48,11 +50,11 @@ class Conversations {
   /**
    * The chat whose conversation so far is exactly {@code history}, if a reply of this API made it.
    */
-  Optional<String> chatWithHistory(List<Turn> history) {
+  Optional<String> chatWithHistory(String owner, List<Turn> history) {
     if (history.isEmpty()) {
       return Optional.empty();
     }
-    Query byFingerprint = Query.query(Criteria.where("_id").is(Fingerprint.of(history)));
+    Query byFingerprint = Query.query(Criteria.where("_id").is(Fingerprint.of(owner, history)));
     return Optional.ofNullable(mongo.findOne(byFingerprint, Known.class, COLLECTION))
         .map(Known::chatId);
   }
@@ -109,6 +111,10 @@ class Conversations {
   }
 
   private void remember(ChatMessage reply) {
+    Chat chat = mongo.findById(reply.chatId(), Chat.class);
+    if (chat == null) {
+      return;
+    }
     List<Turn> conversation =
         mongo
             .find(
@@ -125,7 +131,8 @@ class Conversations {
             .map(m -> new Turn(m.role(), m.content()))
             .toList();
     mongo.upsert(
-        Query.query(Criteria.where("_id").is(Fingerprint.of(conversation))),
+        Query.query(
+            Criteria.where("_id").is(Fingerprint.of(ChatAccess.ownerOf(chat), conversation))),
         Update.update("chatId", reply.chatId()).set("updatedAt", clock.instant()),
         COLLECTION);
   }

@@ -1,5 +1,6 @@
 package dev.agentrt.orchestrator.openai;
 
+import dev.agentrt.orchestrator.chat.ChatAccess;
 import dev.agentrt.orchestrator.chat.Chats;
 import dev.agentrt.orchestrator.events.EventsProperties;
 import dev.agentrt.orchestrator.events.LedgerFollower;
@@ -61,6 +62,7 @@ class OpenAiController {
   private static final int CHUNK_LENGTH = 64;
 
   private final Chats chats;
+  private final ChatAccess access;
   private final Conversations conversations;
   private final ModelNames models;
   private final RunLedger ledger;
@@ -70,12 +72,14 @@ class OpenAiController {
 
   OpenAiController(
       Chats chats,
+      ChatAccess access,
       Conversations conversations,
       ModelNames models,
       RunLedger ledger,
       EventsProperties events,
       StreamSlots slots) {
     this.chats = chats;
+    this.access = access;
     this.conversations = conversations;
     this.models = models;
     this.ledger = ledger;
@@ -213,11 +217,14 @@ class OpenAiController {
     return model;
   }
 
-  /** The chat the header names, else the one whose conversation is the history, else a new one. */
+  /**
+   * The user's chat the header names, else the user's chat whose conversation is the history, else
+   * a new one.
+   */
   private String chatFor(@Nullable String header, CompletionRequest request) {
     if (header != null && !header.isBlank()) {
-      return chats
-          .find(header.strip())
+      return access
+          .writable(header.strip())
           .orElseThrow(
               () ->
                   new OpenAiException(
@@ -228,10 +235,11 @@ class OpenAiController {
                       "chat_not_found"))
           .id();
     }
+    String user = access.user();
     return conversations
-        .chatWithHistory(request.history())
-        .filter(id -> chats.find(id).isPresent())
-        .orElseGet(() -> chats.create(title(request), null, null).id());
+        .chatWithHistory(user, request.history())
+        .filter(id -> access.writable(id).isPresent())
+        .orElseGet(() -> chats.create(title(request), null, null, user).id());
   }
 
   private static String title(CompletionRequest request) {

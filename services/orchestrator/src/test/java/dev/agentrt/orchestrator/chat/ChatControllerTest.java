@@ -10,6 +10,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.orchestrator.models.Pricing;
 import dev.agentrt.orchestrator.testing.SettableClock;
+import dev.agentrt.orchestrator.testing.SignedIn;
 import dev.agentrt.orchestrator.testing.TestModels;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -60,9 +62,15 @@ class ChatControllerTest {
     database.close();
   }
 
+  @AfterEach
+  void signOut() {
+    SignedIn.signOut();
+  }
+
   @BeforeEach
   void api() {
     database.clear();
+    SignedIn.asLocalUser();
     EventPublisher noBroker =
         new EventPublisher(null, "test") {
           @Override
@@ -83,6 +91,7 @@ class ChatControllerTest {
                 new EventCodec(),
                 new RunLedger(mongo),
                 new ChatMessageRate(mongo, 2, clock)),
+            new ChatAccess(mongo),
             new ChatTasks(mongo),
             models,
             pricing);

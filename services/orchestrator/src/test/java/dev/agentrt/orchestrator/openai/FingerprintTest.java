@@ -11,25 +11,38 @@ class FingerprintTest {
   @Test
   void theSameTurnsHaveTheSameFingerprintAndAnyChangeAnother() {
     String research =
-        Fingerprint.of(List.of(new Turn("user", "Research"), new Turn("assistant", "Which?")));
+        Fingerprint.of(
+            "alice", List.of(new Turn("user", "Research"), new Turn("assistant", "Which?")));
 
     assertThat(
-            Fingerprint.of(List.of(new Turn("user", "Research"), new Turn("assistant", "Which?"))))
+            Fingerprint.of(
+                "alice", List.of(new Turn("user", "Research"), new Turn("assistant", "Which?"))))
         .isEqualTo(research)
         .hasSize(64);
-    assertThat(Fingerprint.of(List.of(new Turn("user", "Research"), new Turn("user", "Which?"))))
+    assertThat(
+            Fingerprint.of(
+                "alice", List.of(new Turn("user", "Research"), new Turn("user", "Which?"))))
         .isNotEqualTo(research);
     assertThat(
-            Fingerprint.of(List.of(new Turn("user", "Research"), new Turn("assistant", "Which"))))
+            Fingerprint.of(
+                "alice", List.of(new Turn("user", "Research"), new Turn("assistant", "Which"))))
         .isNotEqualTo(research);
     assertThat(
-            Fingerprint.of(List.of(new Turn("assistant", "Which?"), new Turn("user", "Research"))))
+            Fingerprint.of(
+                "alice", List.of(new Turn("assistant", "Which?"), new Turn("user", "Research"))))
         .isNotEqualTo(research);
   }
 
   @Test
+  void twoUsersWithTheSameConversationHaveTwoFingerprints() {
+    List<Turn> same = List.of(new Turn("user", "hi"), new Turn("assistant", "Hello!"));
+    assertThat(Fingerprint.of("alice", same)).isNotEqualTo(Fingerprint.of("bob", same));
+  }
+
+  @Test
   void contentIsLengthPrefixedSoConcatenationsDoNotCollide() {
-    assertThat(Fingerprint.of(List.of(new Turn("user", "ab"), new Turn("user", "c"))))
-        .isNotEqualTo(Fingerprint.of(List.of(new Turn("user", "a"), new Turn("user", "bc"))));
+    assertThat(Fingerprint.of("alice", List.of(new Turn("user", "ab"), new Turn("user", "c"))))
+        .isNotEqualTo(
+            Fingerprint.of("alice", List.of(new Turn("user", "a"), new Turn("user", "bc"))));
   }
 }

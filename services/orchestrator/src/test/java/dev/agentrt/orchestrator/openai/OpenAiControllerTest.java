@@ -8,11 +8,13 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.orchestrator.chat.ChatAccess;
 import dev.agentrt.orchestrator.chat.ChatMessageRate;
 import dev.agentrt.orchestrator.chat.Chats;
 import dev.agentrt.orchestrator.events.EventsProperties;
 import dev.agentrt.orchestrator.events.StreamSlots;
 import dev.agentrt.orchestrator.testing.SettableClock;
+import dev.agentrt.orchestrator.testing.SignedIn;
 import dev.agentrt.orchestrator.testing.TestModels;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
@@ -33,6 +35,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -79,8 +82,14 @@ class OpenAiControllerTest {
     database.close();
   }
 
+  @AfterEach
+  void signOut() {
+    SignedIn.signOut();
+  }
+
   @BeforeEach
   void api() {
+    SignedIn.asLocalUser();
     database.clear();
     EventPublisher replyingPipeline =
         new EventPublisher(null, "test") {
@@ -130,6 +139,7 @@ class OpenAiControllerTest {
     OpenAiController controller =
         new OpenAiController(
             chats,
+            new ChatAccess(mongo),
             conversations,
             TestModels.named("offline", "fast"),
             new RunLedger(mongo),
@@ -355,6 +365,35 @@ class OpenAiControllerTest {
     assertThat(userMessages())
         .extracting(ChatMessage::content)
         .containsExactly("Research", "Kafka", "Thanks");
+  }
+
+  @Test
+  void anotherUserResendingTheSameHistoryGetsAChatOfTheirOwn() throws Exception {
+    SignedIn.as("alice");
+    String alices = chatIdOf(http.perform(completion(messages("user", "Research"), false)));
+    var continued =
+        messages("user", "Research", "assistant", "You said: Research", "user", "Kafka");
+
+    SignedIn.as("bob");
+    String bobs = chatIdOf(http.perform(completion(continued, false)));
+    SignedIn.as("alice");
+    String alicesAgain = chatIdOf(http.perform(completion(continued, false)));
+
+    assertThat(bobs).isNotEqualTo(alices);
+    assertThat(alicesAgain).isEqualTo(alices);
+    assertThat(mongo.findById(bobs, Chat.class).owner()).isEqualTo("bob");
+  }
+
+  @Test
+  void anotherUsersChatIdIsAnUnknownChat() throws Exception {
+    SignedIn.as("alice");
+    String alices = chatIdOf(http.perform(completion(messages("user", "Research"), false)));
+
+    SignedIn.as("bob");
+    http.perform(completion(messages("user", "Kafka"), false).header("X-Chat-Id", alices))
+        .andExpect(status().isNotFound())
+        .andExpect(jsonPath("$.error.code").value("chat_not_found"));
+    assertThat(userMessages()).extracting(ChatMessage::content).containsExactly("Research");
   }
 
   @Test

@@ -341,11 +341,16 @@ class ToolCallBoundsTest {
   }
 
   /** The built-in tools with http_get allowed to fetch from this test's server. */
-  private static Toolbox httpTools(ToolCallProperties properties) {
+  private Toolbox httpTools(ToolCallProperties properties) {
     return Toolbox.of(
         BuiltIns.configured(
             Path.of("docs"),
-            new HttpProperties(List.of("127.0.0.1"), 10_000, 3),
+            new HttpProperties(
+                List.of("127.0.0.1"),
+                10_000,
+                3,
+                List.of("127.0.0.1"),
+                List.of(http.getAddress().getPort())),
             new WebSearchProperties(null, URI.create("http://127.0.0.1/"), 5)),
         properties.settings());
   }

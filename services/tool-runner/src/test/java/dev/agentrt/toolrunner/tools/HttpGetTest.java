@@ -69,7 +69,14 @@ class HttpGetTest {
 
   private Toolbox toolbox(List<String> allowed, int maxBytes) {
     return Toolbox.of(
-        List.of(new HttpGet(new HttpProperties(allowed, maxBytes, 3))),
+        List.of(
+            new HttpGet(
+                new HttpProperties(
+                    allowed,
+                    maxBytes,
+                    3,
+                    List.of("127.0.0.1"), // the test server's address
+                    List.of(server.getAddress().getPort())))),
         ToolSettings.defaults(Duration.ofSeconds(30)));
   }
 
