@@ -146,6 +146,7 @@ class SubAgentStarter {
             new Update()
                 .set("subAgentId", subAgent.id())
                 .set("status", TaskStatus.running)
+                .set("startedAt", now)
                 .set("updatedAt", now),
             FindAndModifyOptions.options().returnNew(true),
             Task.class);
