@@ -56,6 +56,8 @@ public record Task(
    * @param depth 1 for a child of a root task, 2 for its child, …
    * @param toolCallId the call its next outcome answers (the id the agent loop gives the call)
    * @param modelCallId that call's id as the model wrote it, which the tool message carries
+   * @param deadline when the caller's run must end (its deadline when it called): the child's runs
+   *     end by then too, so the deadline holds for the whole tree; null when the caller had none
    */
   public record Delegation(
       String parentTaskId,
@@ -63,7 +65,8 @@ public record Task(
       String rootTaskId,
       int depth,
       String toolCallId,
-      String modelCallId) {}
+      String modelCallId,
+      @Nullable Instant deadline) {}
 
   /** The child's conversation id, which a parent passes back to talk to it again: its task's id. */
   public String conversationId() {

@@ -98,6 +98,7 @@ class Delegations {
    */
   void carryOut(SubAgent caller, SubAgentMessage answer, List<RequestedToolCall> calls) {
     Task callerTask = null;
+    Instant deadline = null;
     for (RequestedToolCall call : calls) {
       if (!isDelegation(call)) {
         continue;
@@ -107,13 +108,20 @@ class Delegations {
         if (callerTask == null) {
           throw new IllegalStateException("task " + caller.taskId() + " is not stored");
         }
+        // The caller's run deadline as its turn recorded it (the caller given here may predate it).
+        SubAgent stored = mongo.findById(caller.id(), SubAgent.class);
+        deadline = stored == null ? null : stored.deadline();
       }
-      carryOut(caller, callerTask, OutcomeRecorder.toolCallId(answer.id(), call), call);
+      carryOut(caller, callerTask, deadline, OutcomeRecorder.toolCallId(answer.id(), call), call);
     }
   }
 
   private void carryOut(
-      SubAgent caller, Task callerTask, String toolCallId, RequestedToolCall call) {
+      SubAgent caller,
+      Task callerTask,
+      @Nullable Instant deadline,
+      String toolCallId,
+      RequestedToolCall call) {
     Request request;
     try {
       request = Request.of(call.arguments());
@@ -152,13 +160,14 @@ class Delegations {
           null);
       return;
     }
-    start(caller, callerTask, toolCallId, call, request, depth);
+    start(caller, callerTask, deadline, toolCallId, call, request, depth);
   }
 
   /** Inserts the child task with its {@code TaskCreated} in its outbox, once, and publishes it. */
   private void start(
       SubAgent caller,
       Task callerTask,
+      @Nullable Instant deadline,
       String toolCallId,
       RequestedToolCall call,
       Request request,
@@ -185,7 +194,8 @@ class Delegations {
                 : callerTask.delegation().rootTaskId(),
             depth,
             toolCallId,
-            call.id());
+            call.id(),
+            deadline);
     Task child;
     try {
       child =

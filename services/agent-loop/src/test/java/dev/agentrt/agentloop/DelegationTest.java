@@ -179,10 +179,19 @@ class DelegationTest {
             .orElseThrow();
     String toolCallId = OutcomeRecorder.toolCallId(answer.id(), answer.toolCalls().getFirst());
     assertThat(kafkaChild.id()).isEqualTo(Delegations.childTaskId(toolCallId));
+    Instant analystsDeadline = mongo.findById(analyst.id(), SubAgent.class).deadline();
+    assertThat(analystsDeadline).as("set when the analyst took its turn").isNotNull();
     assertThat(kafkaChild.delegation())
+        .as("the child's runs end by the analyst's deadline: it holds for the tree")
         .isEqualTo(
             new Task.Delegation(
-                analyst.taskId(), analyst.id(), analyst.taskId(), 1, toolCallId, "call_1"));
+                analyst.taskId(),
+                analyst.id(),
+                analyst.taskId(),
+                1,
+                toolCallId,
+                "call_1",
+                analystsDeadline));
     TaskCreated created = publishedTaskCreated(kafkaChild.id());
     assertThat(created.parentTaskId()).isEqualTo(analyst.taskId());
     assertThat(created.depth()).isEqualTo(1);
@@ -209,7 +218,8 @@ class DelegationTest {
     await().until(() -> lastMessage(analyst).role().equals(SubAgentMessage.TOOL));
     assertThat(lastMessage(analyst).content()).contains("\"error_type\":\"not_allowed\"");
 
-    SubAgent deep = startSubAgent("analyst", new Task.Delegation("p", "ps", "root", 2, "tc", "c"));
+    SubAgent deep =
+        startSubAgent("analyst", new Task.Delegation("p", "ps", "root", 2, "tc", "c", null));
     model.callsTools(call("call_1", "{\"agent\":\"researcher\",\"message\":\"Research Kafka\"}"));
     loop.wake(deep.id());
     await().until(() -> lastMessage(deep).role().equals(SubAgentMessage.TOOL));

@@ -192,7 +192,7 @@ class DelegationResultsTest {
         now,
         now,
         List.of(),
-        new Task.Delegation(PARENT_TASK, PARENT, PARENT_TASK, 1, toolCallId, modelCallId),
+        new Task.Delegation(PARENT_TASK, PARENT, PARENT_TASK, 1, toolCallId, modelCallId, null),
         now,
         now);
   }

@@ -467,7 +467,7 @@ class OrchestratorTest {
             now,
             List.of(),
             new Task.Delegation(
-                done.task().id(), done.subAgent().id(), done.task().id(), 1, "c", "c"),
+                done.task().id(), done.subAgent().id(), done.task().id(), 1, "c", "c", null),
             now,
             now));
     for (int i = 1; i <= 12; i++) {
