@@ -93,6 +93,46 @@ class DelegationIT {
   }
 
   @Test
+  void aFailedChildReachesItsCallerAsAToolErrorAndTheRunStillEnds() {
+    // Two turns a run: enough for the analyst (delegate, answer), not for a researcher (search,
+    // read, answer), whose third turn fails with step_limit_exceeded.
+    ChatApi.Response created = api.post("/api/chats", "{\"limits\":{\"maxSteps\":2}}");
+    assertThat(created.status()).isEqualTo(201);
+    String chatId = created.body().path("id").asString();
+
+    api.postMessage(chatId, "Compare Kafka and MongoDB");
+
+    List<JsonNode> tasks =
+        await()
+            .atMost(RUN_TIMEOUT)
+            .until(
+                () -> tasks(chatId),
+                all ->
+                    all.size() == 3
+                        && all.stream()
+                            .noneMatch(
+                                t ->
+                                    List.of("created", "running", "waiting")
+                                        .contains(t.path("status").asString())));
+    assertThat(tasks)
+        .filteredOn(t -> t.path("depth").asInt() == 1)
+        .extracting(t -> t.path("status").asString())
+        .containsOnly("failed");
+    JsonNode root = only(tasks, t -> t.path("depth").asInt() == 0);
+    assertThat(root.path("status").asString()).as("the analyst goes on").isEqualTo("success");
+    JsonNode details = api.get("/api/tasks/" + root.path("id").asString()).body();
+    assertThat(list(details.path("messages")))
+        .filteredOn(m -> m.path("role").asString().equals("tool"))
+        .hasSize(2)
+        .allSatisfy(
+            m ->
+                assertThat(m.path("content").asString())
+                    .contains("\"error_type\":\"agent_failed\""));
+    JsonNode answer = awaitMessages(chatId, m -> m.size() == 2).get(1);
+    assertThat(answer.path("content").asString()).contains("could not answer (agent_failed)");
+  }
+
+  @Test
   void everyEventOfADelegationDeliveredTwiceStartsNoChildAndDeliversNoResultTwice() {
     String chatId = api.createChat();
     api.postMessage(chatId, "Compare Kafka and Redis");
