@@ -253,7 +253,11 @@ class DelegationTest {
                 + child.id()
                 + "\"}"));
     loop.wake(analyst.id());
-    await().until(() -> mongo.findById(child.id(), Task.class).status() == TaskStatus.running);
+    // The last of the wake's writes: the child's sub-agent active again.
+    await()
+        .until(
+            () ->
+                mongo.findById(researcher.id(), SubAgent.class).status() == SubAgentStatus.active);
 
     Task woken = mongo.findById(child.id(), Task.class);
     assertThat(woken.delegation().modelCallId()).isEqualTo("call_2");
