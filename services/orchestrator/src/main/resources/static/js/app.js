@@ -195,11 +195,13 @@ function taskCard(task) {
   const events = state.events.get(task.id) ?? [];
   let timeline = null;
   if (open) {
-    if (events.length) timeline = fromEvents(task.id, events);
-    else if (state.details.has(task.id)) timeline = fromDetails(state.details.get(task.id));
+    if (events.length) timeline = fromEvents(task.id, events, openTask);
+    else if (state.details.has(task.id)) timeline = fromDetails(state.details.get(task.id), openTask);
     else timeline = el('p.empty', {}, 'Loading…');
   }
-  return el(`article.task.status-${task.status}${attention ? '.attention' : ''}${open ? '.open' : ''}`, { dataset: { taskId: task.id } },
+  const parent = task.parentTaskId ? state.tasks.get(task.parentTaskId) : null;
+  return el(`article.task.status-${task.status}${attention ? '.attention' : ''}${open ? '.open' : ''}${task.depth ? `.child.depth-${Math.min(task.depth, 4)}` : ''}`, { dataset: { taskId: task.id } },
+    parent ? el('p.task-parent', {}, `↳ working for the ${agentName(parent.agent)}`) : null,
     el('button.task-head', { type: 'button', 'aria-expanded': open, onclick: () => openTask(open ? null : task.id) },
       el('span.status-dot', { 'aria-hidden': 'true' }),
       el('span.task-agent', {}, agentName(task.agent)),
@@ -214,9 +216,29 @@ function taskCard(task) {
     open ? el('div.task-timeline', {}, timeline) : null);
 }
 
+/** Tasks newest first, each followed by its children (oldest first), nested as deep as they go. */
+function taskTree(all) {
+  const byParent = new Map();
+  for (const t of all) {
+    const parent = t.parentTaskId && all.some((p) => p.id === t.parentTaskId) ? t.parentTaskId : null;
+    if (!byParent.has(parent)) byParent.set(parent, []);
+    byParent.get(parent).push(t);
+  }
+  const ordered = [];
+  const visit = (parent, newestFirst) => {
+    const children = [...(byParent.get(parent) ?? [])].sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)));
+    for (const t of newestFirst ? children.reverse() : children) {
+      ordered.push(t);
+      visit(t.id, false);
+    }
+  };
+  visit(null, true);
+  return ordered;
+}
+
 let renderedTasks = '';
 function renderTasks() {
-  const tasks = [...state.tasks.values()].sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)));
+  const tasks = taskTree([...state.tasks.values()]);
   // Rebuilt only when something shown changed, so open details and clicks are not disturbed.
   const key = JSON.stringify([state.chatId, state.openTask, tasks,
     state.openTask ? [state.events.get(state.openTask)?.length, state.details.get(state.openTask)] : null]);
@@ -330,6 +352,14 @@ function onEvent(event) {
     case 'error':
       if (taskId) doing('error', `hit an error: ${excerpt(d.message ?? d.reason, 80)}`);
       else if (Date.now() - Date.parse(event.at) < 60000) toast(d.message ?? d.reason ?? 'Something went wrong.');
+      break;
+    case 'delegation_start':
+      doing('starting', `asks the ${agentName(d.agent)}: “${excerpt(d.message, 60)}”`);
+      refreshTasksSoon();
+      break;
+    case 'delegation_end':
+      doing('working', `got the ${agentName(d.agent)}'s answer (${d.status})`);
+      refreshTasksSoon();
       break;
     case 'run_end':
       setStatus(taskId, RUN_END_STATUS[d.status] ?? d.status);

@@ -49,8 +49,15 @@ function toolCall(key, tool, args, result) {
           el('pre', {}, prettyJson(result.result))) : null)));
 }
 
-/** The timeline of a task from its run events, oldest first. */
-export function fromEvents(taskId, events) {
+/** A button that opens another task's timeline (a child's), when the page can open tasks. */
+function taskLink(onOpenTask, taskId, label) {
+  return onOpenTask && taskId
+    ? el('button.link.task-link', { type: 'button', onclick: () => onOpenTask(taskId) }, label)
+    : null;
+}
+
+/** The timeline of a task from its run events, oldest first; onOpenTask opens a child task. */
+export function fromEvents(taskId, events, onOpenTask) {
   const list = el('ol.timeline');
   const results = new Map();
   const stepEnds = new Map();
@@ -87,6 +94,16 @@ export function fromEvents(taskId, events) {
         break;
       case 'tool_call_result':
         break; // shown with its tool_call_start
+      case 'delegation_start':
+        list.append(entry('handoff', '➜', `${d.continued ? 'Asked the' : 'Handed to the'} ${agentName(d.agent)} (message_agent)`, at,
+          el('p.quote', {}, d.message),
+          taskLink(onOpenTask, d.childTaskId, `Open the ${agentName(d.agent)}'s timeline`)));
+        break;
+      case 'delegation_end':
+        list.append(entry(`end end-${d.status === 'success' ? 'completed' : d.status}`, '↩', `The ${agentName(d.agent)} answered (${d.status})`, at,
+          d.result ? el('p.small.muted', {}, excerpt(d.result, 240)) : null,
+          taskLink(onOpenTask, d.childTaskId, `Open the ${agentName(d.agent)}'s timeline`)));
+        break;
       case 'question':
         list.append(entry('question', '?', `${agentName(e.agent)} asked you`, at, el('p.quote', {}, d.question)));
         break;
@@ -113,7 +130,7 @@ export function fromEvents(taskId, events) {
 }
 
 /** The timeline of a task from GET /api/tasks/{id}: its conversation and tool calls. */
-export function fromDetails(view) {
+export function fromDetails(view, onOpenTask) {
   const list = el('ol.timeline');
   const calls = new Map(view.toolCalls.map((c) => [c.modelCallId, c]));
   const answers = new Map(view.messages.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m.content]));
@@ -135,6 +152,13 @@ export function fromDetails(view) {
         list.append(toolCall(`${view.task.id}:${call.id}`, call.name, call.arguments, seen != null || failed
           ? { status: failed ? 'failed' : 'succeeded', result: seen ?? stored?.error, latencyMs: stored?.latencyMs }
           : null));
+        if (call.name === 'message_agent' && seen) {
+          // The child's conversation id is its task's id.
+          let child = null;
+          try { child = JSON.parse(seen).conversation_id; } catch { /* not JSON: no link */ }
+          const link = taskLink(onOpenTask, child, 'Open the child task\'s timeline');
+          if (link) list.append(el('li.entry.entry-link', {}, link));
+        }
       }
     }
   }

@@ -6,10 +6,12 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.dataformat.yaml.YAMLMapper;
@@ -42,8 +44,8 @@ public final class AgentCatalog {
 
   /**
    * Reads an agents file: {@code agents: [{name, description, systemPrompt, tools, maxSteps, model,
-   * outputSchema}]}. Whether a {@code model} names a configured model is checked by the services
-   * that know the models.
+   * outputSchema, delegates}]}. Whether a {@code model} names a configured model is checked by the
+   * services that know the models.
    */
   public static AgentCatalog read(InputStream yaml, String source) {
     JsonNode root;
@@ -64,7 +66,58 @@ public final class AgentCatalog {
             source + ": agent '" + agent.name() + "' is declared twice");
       }
     }
+    checkDelegates(agents, source);
     return new AgentCatalog(Map.copyOf(agents));
+  }
+
+  /**
+   * Every delegate is declared, and no agent reaches itself through {@code delegates}: a cycle
+   * would let a run grow without end, so it stops start-up, named ({@code analyst → reviewer →
+   * analyst}).
+   */
+  private static void checkDelegates(Map<String, AgentDefinition> agents, String source) {
+    for (AgentDefinition agent : agents.values()) {
+      for (String delegate : agent.delegates()) {
+        if (!agents.containsKey(delegate)) {
+          throw new InvalidAgentsException(
+              source
+                  + ": agent '"
+                  + agent.name()
+                  + "' delegates to '"
+                  + delegate
+                  + "', which is not declared");
+        }
+      }
+    }
+    Set<String> done = new HashSet<>();
+    for (String name : agents.keySet()) {
+      findCycle(name, agents, new ArrayList<>(), done, source);
+    }
+  }
+
+  /** Depth-first walk of {@code delegates}; {@code path} is the chain from the walk's start. */
+  private static void findCycle(
+      String name,
+      Map<String, AgentDefinition> agents,
+      List<String> path,
+      Set<String> done,
+      String source) {
+    int seen = path.indexOf(name);
+    if (seen >= 0) {
+      List<String> cycle = new ArrayList<>(path.subList(seen, path.size()));
+      cycle.add(name);
+      throw new InvalidAgentsException(
+          source + ": agents call each other in a cycle: " + String.join(" → ", cycle));
+    }
+    if (done.contains(name)) {
+      return;
+    }
+    path.add(name);
+    for (String delegate : agents.get(name).delegates()) {
+      findCycle(delegate, agents, path, done, source);
+    }
+    path.removeLast();
+    done.add(name);
   }
 
   /** The agents file on the classpath ({@code agents.yml}). */
@@ -155,7 +208,22 @@ public final class AgentCatalog {
       }
       outputSchema = schemaNode.toString();
     }
+    List<String> delegates = new ArrayList<>();
+    node.path("delegates").forEach(d -> delegates.add(d.asString()));
+    if (delegates.contains(name)) {
+      throw new InvalidAgentsException(where + " delegates to itself");
+    }
+    if (new HashSet<>(delegates).size() != delegates.size()) {
+      throw new InvalidAgentsException(where + " lists a delegate twice");
+    }
     return new AgentDefinition(
-        name, description, prompt, List.copyOf(tools), maxSteps, model, outputSchema);
+        name,
+        description,
+        prompt,
+        List.copyOf(tools),
+        maxSteps,
+        model,
+        outputSchema,
+        List.copyOf(delegates));
   }
 }

@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
  *     for the default model
  * @param outputSchema a JSON Schema (as JSON text) its final answer must satisfy, or null for free
  *     text
+ * @param delegates the agents it may call with {@code message_agent}; empty for none
  */
 public record AgentDefinition(
     String name,
@@ -20,4 +21,18 @@ public record AgentDefinition(
     List<String> tools,
     int maxSteps,
     @Nullable String model,
-    @Nullable String outputSchema) {}
+    @Nullable String outputSchema,
+    List<String> delegates) {
+
+  /** An agent that calls no other agent. */
+  public AgentDefinition(
+      String name,
+      String description,
+      String systemPrompt,
+      List<String> tools,
+      int maxSteps,
+      @Nullable String model,
+      @Nullable String outputSchema) {
+    this(name, description, systemPrompt, tools, maxSteps, model, outputSchema, List.of());
+  }
+}

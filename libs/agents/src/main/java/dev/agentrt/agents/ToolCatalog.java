@@ -6,6 +6,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * What agents may list as tools and who defines them. tool-runner owns the definitions of the tools
@@ -22,6 +25,7 @@ public final class ToolCatalog {
   public static final String DEFINITIONS = "tool_definitions";
 
   public static final String ASK_USER = "ask_user";
+  public static final String MESSAGE_AGENT = "message_agent";
   public static final String SEARCH_DOCS = "search_docs";
   public static final String READ_DOC = "read_doc";
   public static final String CALCULATOR = "calculator";
@@ -51,7 +55,39 @@ public final class ToolCatalog {
           {"type":"object","required":["question"],"additionalProperties":false,
            "properties":{"question":{"type":"string","minLength":1}}}""");
 
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
   private ToolCatalog() {}
+
+  /**
+   * {@code message_agent} for an agent with delegates: the agent loop starts (or, with a {@code
+   * conversation_id}, wakes) a sub-agent of the named delegate with the message; its answer or
+   * error comes back as this call's result, with the conversation's id.
+   */
+  public static ToolSpec messageAgentSpec(List<AgentDefinition> delegates) {
+    StringBuilder description =
+        new StringBuilder(
+            "Send a message to another agent and get its answer as this call's result, with a"
+                + " conversation_id. Calls made in one turn run at the same time. To send a later"
+                + " message to the same agent, which keeps its whole conversation, pass that"
+                + " conversation_id. Agents:");
+    ObjectNode schema = JSON.createObjectNode().put("type", "object");
+    schema.putArray("required").add("agent").add("message");
+    schema.put("additionalProperties", false);
+    ObjectNode properties = schema.putObject("properties");
+    ArrayNode names = properties.putObject("agent").put("type", "string").putArray("enum");
+    for (AgentDefinition delegate : delegates) {
+      names.add(delegate.name());
+      description
+          .append("\n- ")
+          .append(delegate.name())
+          .append(": ")
+          .append(delegate.description());
+    }
+    properties.putObject("message").put("type", "string").put("minLength", 1);
+    properties.putObject("conversation_id").put("type", "string").put("minLength", 1);
+    return new ToolSpec(MESSAGE_AGENT, description.toString(), schema.toString());
+  }
 
   /** Whether an agents file may list this entry: a built-in name, an MCP name or wildcard. */
   public static boolean mayList(String entry) {
@@ -75,10 +111,27 @@ public final class ToolCatalog {
 
   /** The tools the model may call for this agent among those defined, {@code ask_user} first. */
   public static List<ToolSpec> forAgent(AgentDefinition agent, List<ToolSpec> defined) {
+    return forAgent(agent, defined, List.of());
+  }
+
+  /**
+   * The tools the model may call for this agent: {@code ask_user} first, then {@code message_agent}
+   * when it has delegates (given here, declared), then those defined that it lists.
+   */
+  public static List<ToolSpec> forAgent(
+      AgentDefinition agent, List<ToolSpec> defined, List<AgentDefinition> delegates) {
+    Stream<ToolSpec> runtime =
+        delegates.isEmpty()
+            ? Stream.of(ASK_USER_SPEC)
+            : Stream.of(ASK_USER_SPEC, messageAgentSpec(delegates));
     return Stream.concat(
-            Stream.of(ASK_USER_SPEC),
+            runtime,
             defined.stream()
-                .filter(t -> !ASK_USER.equals(t.name()) && allows(agent, t.name()))
+                .filter(
+                    t ->
+                        !ASK_USER.equals(t.name())
+                            && !MESSAGE_AGENT.equals(t.name())
+                            && allows(agent, t.name()))
                 .sorted(Comparator.comparing(ToolSpec::name)))
         .toList();
   }

@@ -50,6 +50,26 @@ class ToolCatalogTest {
   }
 
   @Test
+  void onlyAnAgentWithDelegatesIsOfferedMessageAgentNamingThem() {
+    AgentDefinition researcher =
+        new AgentDefinition("researcher", "Researches.", "p", List.of(), 5, null, null);
+    AgentDefinition analyst =
+        new AgentDefinition(
+            "analyst", "Analyses.", "p", List.of(), 5, null, null, List.of("researcher"));
+
+    List<ToolSpec> offered = ToolCatalog.forAgent(analyst, List.of(), List.of(researcher));
+
+    assertThat(offered).extracting(ToolSpec::name).containsExactly("ask_user", "message_agent");
+    assertThat(offered.get(1).description()).contains("- researcher: Researches.");
+    assertThat(offered.get(1).inputSchema())
+        .contains("\"enum\":[\"researcher\"]")
+        .contains("\"conversation_id\"");
+    assertThat(ToolCatalog.forAgent(researcher, List.of(spec("message_agent")), List.of()))
+        .extracting(ToolSpec::name)
+        .containsExactly("ask_user");
+  }
+
+  @Test
   void anAgentsFileMayListBuiltInAndMcpToolsButNothingElse() {
     assertThat(ToolCatalog.mayList("calculator")).isTrue();
     assertThat(ToolCatalog.mayList("files__read_text_file")).isTrue();

@@ -17,7 +17,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  *     one event
  * @param type what happened: {@code message}, {@code handoff}, {@code run_start}, {@code
  *     step_start}, {@code step_end}, {@code tool_call_start}, {@code tool_call_result}, {@code
- *     question}, {@code user_answer}, {@code budget_warning}, {@code error}, {@code run_end}
+ *     question}, {@code user_answer}, {@code budget_warning}, {@code error}, {@code run_end},
+ *     {@code delegation_start}, {@code delegation_end}
  * @param data the step's details (see the stream's documentation in the orchestrator README)
  */
 @Document(Collections.RUN_EVENTS)
@@ -44,6 +45,12 @@ public record RunEvent(
   public static final String BUDGET_WARNING = "budget_warning";
   public static final String ERROR = "error";
   public static final String RUN_END = "run_end";
+
+  /** An agent's {@code message_agent} call started or woke a child task. */
+  public static final String DELEGATION_START = "delegation_start";
+
+  /** A child task's outcome went back to the call of its parent. */
+  public static final String DELEGATION_END = "delegation_end";
 
   @PersistenceCreator
   public RunEvent {}

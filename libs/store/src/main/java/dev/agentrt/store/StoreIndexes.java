@@ -69,6 +69,10 @@ public class StoreIndexes implements InitializingBean {
         .indexOps(Collections.TASKS)
         .createIndex(
             new Index().on("status", Sort.Direction.ASC).on("updatedAt", Sort.Direction.ASC));
+    // A task's children (message_agent), for its tree and for cancelling its subtree.
+    mongo
+        .indexOps(Collections.TASKS)
+        .createIndex(new Index().on("delegation.parentTaskId", Sort.Direction.ASC).sparse());
     mongo
         .indexOps(Collections.RUN_EVENTS)
         .createIndex(

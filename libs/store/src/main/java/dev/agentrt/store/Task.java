@@ -15,6 +15,10 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  * @param model the model its sub-agent and its final answer use, chosen for the message or the chat
  *     that started it; null: the agent's model, else the default model
  * @param usage its sub-agent's stored turns and its final answers
+ * @param delegation for a child task (another agent's {@code message_agent} call started it): who
+ *     asked, and whose call its next outcome answers; null for a task the orchestrator started
+ * @param startedAt when its sub-agent was put on it ({@code created → running}), or null before
+ * @param endedAt when it last ended ({@code success}, {@code failed}, {@code cancelled}), or null
  */
 @Document(Collections.TASKS)
 public record Task(
@@ -31,12 +35,83 @@ public record Task(
     @Nullable Usage usage,
     Instant createdAt,
     Instant updatedAt,
-    List<OutboxEntry> outbox) {
+    List<OutboxEntry> outbox,
+    @Nullable Delegation delegation,
+    @Nullable Instant startedAt,
+    @Nullable Instant endedAt) {
 
   public static final String TYPE_AGENT = "agent";
 
   @PersistenceCreator
   public Task {}
+
+  /**
+   * A child task: an agent's {@code message_agent} call started it, and its outcome becomes that
+   * call's tool result. A later call with the child's conversation id ({@link #conversationId})
+   * wakes it again and becomes the call its next outcome answers.
+   *
+   * @param parentTaskId the task of the agent that called
+   * @param parentSubAgentId the sub-agent that called
+   * @param rootTaskId the task the orchestrator started, at the top of the tree
+   * @param depth 1 for a child of a root task, 2 for its child, …
+   * @param toolCallId the call its next outcome answers (the id the agent loop gives the call)
+   * @param modelCallId that call's id as the model wrote it, which the tool message carries
+   * @param deadline when the caller's run must end (its deadline when it called): the child's runs
+   *     end by then too, so the deadline holds for the whole tree; null when the caller had none
+   */
+  public record Delegation(
+      String parentTaskId,
+      String parentSubAgentId,
+      String rootTaskId,
+      int depth,
+      String toolCallId,
+      String modelCallId,
+      @Nullable Instant deadline) {}
+
+  /** The child's conversation id, which a parent passes back to talk to it again: its task's id. */
+  public String conversationId() {
+    return id;
+  }
+
+  /** 0 for a task the orchestrator started, else its depth below it. */
+  public int depth() {
+    return delegation == null ? 0 : delegation.depth();
+  }
+
+  public Task(
+      String id,
+      String chatId,
+      String type,
+      String agent,
+      String instruction,
+      @Nullable String model,
+      TaskStatus status,
+      @Nullable String subAgentId,
+      @Nullable String result,
+      @Nullable String error,
+      @Nullable Usage usage,
+      Instant createdAt,
+      Instant updatedAt,
+      List<OutboxEntry> outbox) {
+    this(
+        id,
+        chatId,
+        type,
+        agent,
+        instruction,
+        model,
+        status,
+        subAgentId,
+        result,
+        error,
+        usage,
+        createdAt,
+        updatedAt,
+        outbox,
+        null,
+        null,
+        null);
+  }
 
   public Task(
       String id,
@@ -65,6 +140,9 @@ public record Task(
         null,
         createdAt,
         updatedAt,
-        outbox);
+        outbox,
+        null,
+        null,
+        null);
   }
 }

@@ -8,6 +8,7 @@ import dev.agentrt.events.TaskFailed;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RunEvent;
@@ -21,10 +22,12 @@ import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.mongodb.core.FindAndModifyOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -146,6 +149,7 @@ class SubAgentStarter {
             new Update()
                 .set("subAgentId", subAgent.id())
                 .set("status", TaskStatus.running)
+                .set("startedAt", now)
                 .set("updatedAt", now),
             FindAndModifyOptions.options().returnNew(true),
             Task.class);
@@ -190,12 +194,29 @@ class SubAgentStarter {
             now,
             now,
             null,
-            new SubAgent.Settings(task.model(), chat == null ? null : chat.limits()));
+            new SubAgent.Settings(task.model(), limits(chat, task, now)));
     try {
       return mongo.insert(fresh);
     } catch (DuplicateKeyException alreadyStarted) {
       return mongo.findById(fresh.id(), SubAgent.class);
     }
+  }
+
+  /**
+   * The chat's limits for the sub-agent's runs; a child task's runs also end by its caller's
+   * deadline, so the deadline holds for the whole tree.
+   */
+  static @Nullable ChatLimits limits(@Nullable Chat chat, Task task, Instant now) {
+    ChatLimits limits = chat == null ? null : chat.limits();
+    if (task.delegation() == null || task.delegation().deadline() == null) {
+      return limits;
+    }
+    long left = Math.max(1, Duration.between(now, task.delegation().deadline()).toSeconds());
+    ChatLimits chosen = limits == null ? ChatLimits.NONE : limits;
+    return new ChatLimits(
+        chosen.maxSteps(),
+        chosen.maxTokens(),
+        chosen.deadlineSeconds() == null ? left : Math.min(chosen.deadlineSeconds(), left));
   }
 
   /** A task for an agent nobody declared ends at once, visibly. */

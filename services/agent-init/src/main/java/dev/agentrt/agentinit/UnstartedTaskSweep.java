@@ -57,14 +57,21 @@ class UnstartedTaskSweep {
     }
   }
 
-  /** The {@code TaskCreated} the orchestrator wrote with the task: the same id, the same fields. */
+  /**
+   * The {@code TaskCreated} the orchestrator (or, for a child task, the agent loop) wrote with the
+   * task: the same id, the same fields.
+   */
   static TaskCreated createdOf(Task task) {
+    Task.Delegation delegation = task.delegation();
     return new TaskCreated(
         Ids.derived(task.id(), "created"),
         task.createdAt(),
         task.id(),
         task.chatId(),
         task.agent(),
-        task.instruction());
+        task.instruction(),
+        delegation == null ? null : delegation.parentTaskId(),
+        delegation == null ? null : delegation.depth(),
+        delegation == null ? null : delegation.toolCallId());
   }
 }

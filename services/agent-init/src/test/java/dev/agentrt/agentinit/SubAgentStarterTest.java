@@ -138,6 +138,42 @@ class SubAgentStarterTest {
         .isEqualTo(new SubAgent.Settings(null, null));
   }
 
+  @Test
+  void aChildTasksRunsEndByItsCallersDeadline() {
+    Instant now = Instant.parse("2026-11-24T01:00:00Z");
+    Task child =
+        new Task(
+            "child",
+            "chat",
+            Task.TYPE_AGENT,
+            "researcher",
+            "Research Kafka",
+            null,
+            TaskStatus.created,
+            null,
+            null,
+            null,
+            null,
+            now,
+            now,
+            List.of(),
+            new Task.Delegation("p", "ps", "p", 1, "c", "c", now.plusSeconds(90)),
+            null,
+            null);
+
+    assertThat(SubAgentStarter.limits(null, child, now)).isEqualTo(new ChatLimits(null, null, 90L));
+    assertThat(
+            SubAgentStarter.limits(
+                new Chat("chat", "t", null, now, null, new ChatLimits(3, 100L, 60L), null),
+                child,
+                now))
+        .as("the chat's own deadline is shorter")
+        .isEqualTo(new ChatLimits(3, 100L, 60L));
+    assertThat(SubAgentStarter.limits(null, storedTask(null, null), now))
+        .as("a task of the chat's own")
+        .isNull();
+  }
+
   private static Task storedTask(@Nullable String model, @Nullable ChatLimits limits) {
     Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
     Chat chat = mongo.insert(new Chat(Ids.fresh(), "test", null, now, null, limits, null));

@@ -448,7 +448,7 @@ class AgentLoop {
     return new ModelRequest(
         ModelRequest.Purpose.AGENT_TURN,
         messages,
-        tools.forAgent(agent),
+        tools.forAgent(agent, agent.delegates().stream().map(agents::get).toList()),
         agent.outputSchema(),
         modelName);
   }

@@ -60,6 +60,7 @@ class OutcomeRecorder {
   private final EventCodec codec;
   private final UsageCounter usage;
   private final RunLedger ledger;
+  private final Delegations delegations;
   private final int maxToolCalls;
   private final Clock clock = Clock.systemUTC();
 
@@ -70,6 +71,7 @@ class OutcomeRecorder {
       EventCodec codec,
       UsageCounter usage,
       RunLedger ledger,
+      Delegations delegations,
       AgentLoopProperties properties) {
     this.mongo = mongo;
     this.conversations = conversations;
@@ -77,6 +79,7 @@ class OutcomeRecorder {
     this.codec = codec;
     this.usage = usage;
     this.ledger = ledger;
+    this.delegations = delegations;
     this.maxToolCalls = properties.maxToolCallsPerTurn();
   }
 
@@ -107,6 +110,9 @@ class OutcomeRecorder {
     List<RequestedToolCall> calls = callsToRecord(reply);
     List<OutboxEntry> events = new ArrayList<>();
     for (RequestedToolCall call : toRun(calls)) {
+      if (Delegations.isDelegation(call)) {
+        continue; // the runtime's own: started by apply, never by tool-runner
+      }
       String toolCallId = toolCallId(messageId, call);
       events.add(
           entry(
@@ -166,7 +172,9 @@ class OutcomeRecorder {
     }
     List<RequestedToolCall> run = toRun(calls);
     for (RequestedToolCall call : run) {
-      insertPending(subAgent, toolCallId(answer.id(), call), call, now);
+      if (!Delegations.isDelegation(call)) {
+        insertPending(subAgent, toolCallId(answer.id(), call), call, now);
+      }
     }
     for (RequestedToolCall call : calls.subList(run.size(), calls.size())) {
       conversations.append(
@@ -199,8 +207,10 @@ class OutcomeRecorder {
   /** Carries out what a stored answer decided; safe to repeat. */
   void apply(SubAgent subAgent, SubAgentMessage answer) {
     switch (TurnOutcome.of(answer)) {
-      case TurnOutcome.ToolCalls calls ->
-          outbox.publish(Collections.SUB_AGENT_MESSAGES, answer.id(), answer.outbox());
+      case TurnOutcome.ToolCalls calls -> {
+        delegations.carryOut(subAgent, answer, toRun(calls.calls()));
+        outbox.publish(Collections.SUB_AGENT_MESSAGES, answer.id(), answer.outbox());
+      }
       case TurnOutcome.Question question -> {
         ledger.append(
             subAgent,
@@ -386,7 +396,8 @@ class OutcomeRecorder {
         .orElse(calls);
   }
 
-  private static String toolCallId(String answerId, RequestedToolCall call) {
+  /** The id of a call of a stored answer: derived from the answer and the model's call id. */
+  static String toolCallId(String answerId, RequestedToolCall call) {
     return Ids.derived(answerId, call.id());
   }
 
@@ -428,9 +439,13 @@ class OutcomeRecorder {
    */
   private void moveTask(
       SubAgent subAgent, TaskStatus from, TaskStatus to, Update changes, Event event) {
+    Instant now = clock.instant();
+    if (to == TaskStatus.success || to == TaskStatus.failed) {
+      changes.set("endedAt", now);
+    }
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(subAgent.taskId()).and("status").is(from)),
-        changes.set("status", to).set("updatedAt", clock.instant()).push("outbox", entry(event)),
+        changes.set("status", to).set("updatedAt", now).push("outbox", entry(event)),
         Task.class);
     Task task = mongo.findById(subAgent.taskId(), Task.class);
     if (task != null) {

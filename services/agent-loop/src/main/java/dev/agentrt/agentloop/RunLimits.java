@@ -18,6 +18,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param deadline how long a run may work; the clock restarts when the person answers a question
  * @param repeats how many identical tool calls with identical results in a row make the agent
  *     stagnate: at this count it is told, one more fails the run
+ * @param maxDepth how deep a tree of tasks may grow through {@code message_agent}: a task the
+ *     orchestrator started is at depth 0, its child at 1; a call that would start a child deeper
+ *     fails with {@code depth_exceeded}
  */
 @ConfigurationProperties("agentrt.limits")
 record RunLimits(
@@ -25,7 +28,8 @@ record RunLimits(
     @DefaultValue("50000") long maxTokens,
     @DefaultValue("0.9") double warnAt,
     @DefaultValue("10m") Duration deadline,
-    @DefaultValue("3") int repeats) {
+    @DefaultValue("3") int repeats,
+    @DefaultValue("5") int maxDepth) {
 
   /** The limits of one run: these, the agent's and the chat's, whichever is smallest. */
   record Effective(int maxSteps, long maxTokens, long warnTokens, Duration deadline, int repeats) {}

@@ -41,6 +41,11 @@ class ToolDefinitions {
     return ToolCatalog.forAgent(agent, defined());
   }
 
+  /** The agent's tools, with {@code message_agent} naming its delegates when it has some. */
+  List<ToolSpec> forAgent(AgentDefinition agent, List<AgentDefinition> delegates) {
+    return ToolCatalog.forAgent(agent, defined(), delegates);
+  }
+
   private List<ToolSpec> defined() {
     Instant now = clock.instant();
     Cached current = cached;

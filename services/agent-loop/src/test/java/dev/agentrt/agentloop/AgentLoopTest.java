@@ -104,7 +104,8 @@ class AgentLoopTest {
           "test agents");
 
   /** Limits the tests reach: the researcher's own maxSteps (3) is the tighter step limit. */
-  private static final RunLimits LIMITS = new RunLimits(25, 1000, 0.9, Duration.ofMinutes(10), 3);
+  private static final RunLimits LIMITS =
+      new RunLimits(25, 1000, 0.9, Duration.ofMinutes(10), 3, 5);
 
   /** At most 3 tool calls of a turn run, so a test reaches the bound. */
   static final AgentLoopProperties PROPERTIES =
@@ -448,7 +449,7 @@ class AgentLoopTest {
 
   @Test
   void aRunPastItsDeadlineFailsWhenWokenAndTheSweeperEndsOneNoEventWakes() {
-    AgentLoop impatient = loopWith(new RunLimits(25, 1000, 0.9, Duration.ofMillis(1), 3));
+    AgentLoop impatient = loopWith(new RunLimits(25, 1000, 0.9, Duration.ofMillis(1), 3, 5));
     model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
     loop.wake(subAgent.id());
     await().until(() -> lastMessage().role().equals("assistant"));
@@ -718,6 +719,7 @@ class AgentLoopTest {
             new EventCodec(),
             new UsageCounter(mongo),
             ledger,
+            new Delegations(mongo, conversations, AGENTS, outbox, new EventCodec(), ledger, LIMITS),
             PROPERTIES);
 
     loop.wake(subAgent.id()); // a redelivered event: the answer's outcome is applied again
@@ -753,6 +755,7 @@ class AgentLoopTest {
             new EventCodec(),
             new UsageCounter(mongo),
             ledger,
+            new Delegations(mongo, conversations, AGENTS, outbox, new EventCodec(), ledger, LIMITS),
             PROPERTIES);
 
     Optional<SubAgentMessage> late =
@@ -840,7 +843,8 @@ class AgentLoopTest {
     loop.wake(subAgent.id());
     assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
 
-    loopWith(new RunLimits(25, 1000, 0.9, Duration.ofMillis(1), 3)).enforceDeadline(subAgent.id());
+    loopWith(new RunLimits(25, 1000, 0.9, Duration.ofMillis(1), 3, 5))
+        .enforceDeadline(subAgent.id());
     release.countDown();
 
     await().until(() -> subAgent().turn() == null);
@@ -873,6 +877,7 @@ class AgentLoopTest {
             new EventCodec(),
             new UsageCounter(mongo),
             ledger,
+            new Delegations(mongo, conversations, AGENTS, outbox, new EventCodec(), ledger, LIMITS),
             PROPERTIES),
         new OutputSchemaCheck(),
         limits,

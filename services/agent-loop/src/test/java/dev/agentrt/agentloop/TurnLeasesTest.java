@@ -367,9 +367,17 @@ class TurnLeasesTest {
                 new EventCodec(),
                 new UsageCounter(mongo),
                 ledger,
+                new Delegations(
+                    mongo,
+                    conversations,
+                    AGENTS,
+                    outbox,
+                    new EventCodec(),
+                    ledger,
+                    new RunLimits(25, 100_000, 0.9, Duration.ofMinutes(10), 3, 5)),
                 properties),
             new OutputSchemaCheck(),
-            new RunLimits(25, 100_000, 0.9, Duration.ofMinutes(10), 3),
+            new RunLimits(25, 100_000, 0.9, Duration.ofMinutes(10), 3, 5),
             leases,
             workers,
             ledger);

@@ -19,12 +19,14 @@ class AnswerConfiguration {
   PendingAnswers pendingAnswers(
       MongoTemplate mongo,
       FinalAnswers answers,
+      DelegationResults delegations,
       Outbox outbox,
       RunLedger ledger,
       LeaseProperties leases) {
     return new PendingAnswers(
         mongo,
         answers,
+        delegations::deliver,
         answer -> {
           ledger.message(answer);
           outbox.publishOrLeaveToRelay(Collections.CHAT_MESSAGES, answer.id(), answer.outbox());

@@ -1,6 +1,7 @@
 package dev.agentrt.finalizer;
 
 import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.DelegationReplies;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.StaleTasks;
 import dev.agentrt.store.SubAgentMessage;
@@ -66,7 +67,7 @@ class MissingAnswerSweep {
     for (Task task : ended.next(now.minus(properties.lookback()), now.minus(properties.grace()))) {
       try {
         Optional<TaskOutcome> outcome = outcomeOf(task);
-        if (outcome.isPresent() && !answered(outcome.get())) {
+        if (outcome.isPresent() && !answered(task, outcome.get())) {
           log.info("answering task {}: its outcome event was lost", task.id());
           pending.offer(outcome.get());
         }
@@ -76,7 +77,15 @@ class MissingAnswerSweep {
     }
   }
 
-  private boolean answered(TaskOutcome outcome) {
+  /** Whether the chat has the outcome's answer, or for a child task, its caller has its result. */
+  private boolean answered(Task task, TaskOutcome outcome) {
+    if (task.delegation() != null) {
+      return mongo.exists(
+          Query.query(
+              Criteria.where("_id")
+                  .is(DelegationReplies.messageId(task.delegation().toolCallId()))),
+          SubAgentMessage.class);
+    }
     return mongo.exists(
         Query.query(Criteria.where("_id").is(FinalAnswers.idOf(outcome))), ChatMessage.class);
   }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -38,22 +39,27 @@ class PendingAnswers implements LeasedWork, AutoCloseable {
 
   private final MongoTemplate mongo;
   private final FinalAnswers answers;
+  private final Predicate<TaskOutcome> deliveredElsewhere;
   private final Consumer<ChatMessage> publish;
   private final ExecutorService writers;
   private final Leases holds;
 
   /**
+   * @param deliveredElsewhere delivers the outcome of a child task to its caller ({@link
+   *     DelegationResults#deliver}), saying whether it was one
    * @param publish publishes a written answer's outbox
    * @param writers runs each answer on a thread of its own
    */
   PendingAnswers(
       MongoTemplate mongo,
       FinalAnswers answers,
+      Predicate<TaskOutcome> deliveredElsewhere,
       Consumer<ChatMessage> publish,
       ExecutorService writers,
       LeaseProperties leases) {
     this.mongo = mongo;
     this.answers = answers;
+    this.deliveredElsewhere = deliveredElsewhere;
     this.publish = publish;
     this.writers = writers;
     this.holds =
@@ -62,9 +68,14 @@ class PendingAnswers implements LeasedWork, AutoCloseable {
 
   /**
    * Records that the outcome awaits its answer and writes it on a thread of its own, unless another
-   * finalizer holds it already (a redelivered event): one write, then back to the caller.
+   * finalizer holds it already (a redelivered event): one write, then back to the caller. The
+   * outcome of a child task is no answer for the chat: it goes at once to the call that asked for
+   * it ({@link DelegationResults}, a few writes, no model).
    */
   void offer(TaskOutcome outcome) {
+    if (deliveredElsewhere.test(outcome)) {
+      return;
+    }
     String id = FinalAnswers.idOf(outcome);
     if (holds.takeOrInsert(id, recording(outcome))) {
       holds.run(id, writers, () -> write(outcome));

@@ -76,6 +76,7 @@ class MissingAnswerSweepTest {
         new PendingAnswers(
             mongo,
             answers,
+            outcome -> false,
             answer -> {},
             new CountingThreads().executor(),
             new LeaseProperties(Duration.ofSeconds(20), Duration.ofSeconds(5)));

@@ -236,7 +236,8 @@ class PendingAnswersTest {
     FinalAnswers answers =
         new FinalAnswers(
             mongo, this::finalAnswerModel, new EventCodec(), PROPERTIES, new UsageCounter(mongo));
-    return new PendingAnswers(mongo, answers, published::add, threads.executor(), LEASES);
+    return new PendingAnswers(
+        mongo, answers, outcome -> false, published::add, threads.executor(), LEASES);
   }
 
   /**

@@ -12,14 +12,17 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.stereotype.Component;
 
 /**
  * Puts a sub-agent's question in the chat, linked to its task: "The Researcher needs more
- * information: …". The message's id derives from the event, so a redelivered event finds the
- * message it already made. The caller publishes its outbox.
+ * information: …"; for a child task, who it works for: "The Researcher (working for the Analyst)
+ * needs more information: …". The person's reply goes back to that sub-agent (the orchestrator
+ * routes it to the waiting task, child or not). The message's id derives from the event, so a
+ * redelivered event finds the message it already made. The caller publishes its outbox.
  */
 @Component
 class Questions {
@@ -60,7 +63,7 @@ class Questions {
               id,
               waiting.chatId(),
               ChatMessage.ASSISTANT,
-              text(task.agent(), waiting.question()),
+              text(task.agent(), employer(task), waiting.question()),
               waiting.taskId(),
               now,
               List.of(OutboxEntry.of(added, codec))));
@@ -69,12 +72,34 @@ class Questions {
     }
   }
 
+  /** The agent of the task that started this child task, or null for a task of the chat's own. */
+  private @Nullable String employer(Task task) {
+    if (task.delegation() == null) {
+      return null;
+    }
+    Task parent = mongo.findById(task.delegation().parentTaskId(), Task.class);
+    return parent == null ? null : parent.agent();
+  }
+
   /** "The Researcher needs more information: What should I research?" */
   static String text(String agent, String question) {
-    String name =
-        agent.isEmpty()
-            ? agent
-            : agent.substring(0, 1).toUpperCase(Locale.ROOT) + agent.substring(1);
-    return "The " + name + " needs more information: " + question.strip();
+    return text(agent, null, question);
+  }
+
+  /**
+   * "The Researcher (working for the Analyst) needs more information: What should I research?"
+   *
+   * @param employer the agent it works for, or null
+   */
+  static String text(String agent, @Nullable String employer, String question) {
+    String who =
+        employer == null ? name(agent) : name(agent) + " (working for the " + name(employer) + ")";
+    return "The " + who + " needs more information: " + question.strip();
+  }
+
+  private static String name(String agent) {
+    return agent.isEmpty()
+        ? agent
+        : agent.substring(0, 1).toUpperCase(Locale.ROOT) + agent.substring(1);
   }
 }

@@ -102,4 +102,12 @@ class QuestionsTest {
     assertThat(Questions.text("code-reviewer", " Which file? "))
         .isEqualTo("The Code-reviewer needs more information: Which file?");
   }
+
+  @Test
+  void aChildsQuestionSaysWhoItWorksFor() {
+    assertThat(Questions.text("researcher", "analyst", "What should I research?"))
+        .isEqualTo(
+            "The Researcher (working for the Analyst) needs more information: What should I"
+                + " research?");
+  }
 }

@@ -15,6 +15,7 @@ final class Decider {
   private static final String CONTEXT_PREFIX = "Context: ";
   private static final String REPAIR_PREFIX = "Your previous decision was invalid";
   private static final String RESEARCHER = "researcher";
+  private static final String ANALYST = "analyst";
 
   private static final String HELP =
       "Hello! I can research subjects in the project's documents for you: try \"Research Kafka\""
@@ -38,6 +39,10 @@ final class Decider {
       if (subAgentId != null) {
         return Json.object("action", "reactivate", "subAgentId", subAgentId, "message", message);
       }
+    }
+    if ((Phrases.isComparison(message) || Phrases.discussion(message).isPresent())
+        && lists(context, ANALYST)) {
+      return Json.object("action", "new_task", "agent", ANALYST, "instruction", message);
     }
     if (Phrases.isResearchRequest(message)) {
       String agent = agentFor(context);
@@ -81,6 +86,15 @@ final class Decider {
       }
     }
     return subAgentId;
+  }
+
+  private static boolean lists(JsonNode context, String agent) {
+    for (JsonNode listed : context.path("agents")) {
+      if (listed.path("name").asString("").equals(agent)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static @Nullable String agentFor(JsonNode context) {

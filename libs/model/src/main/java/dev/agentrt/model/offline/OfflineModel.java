@@ -31,6 +31,8 @@ import java.util.List;
  *       context has a {@code subAgentId}: {@code
  *       {"action":"reactivate","subAgentId":…,"message":…}} for the last such task, with the
  *       message as written;
+ *   <li>"compare …" or "Discuss X with the …" when {@code analyst} is listed: {@code
+ *       {"action":"new_task","agent":"analyst","instruction":…}};
  *   <li>research verb (research, find out, find, look into, look up, lookup, compare, analyze,
  *       analyse, investigate, search, explore, study, tell me about): {@code
  *       {"action":"new_task","agent":…,"instruction":…}} for {@code researcher} if listed, else the
@@ -40,8 +42,13 @@ import java.util.List;
  *
  * <h2>AGENT_TURN</h2>
  *
- * The current request is the latest {@code user} message or {@code ask_user} result after the last
- * final answer (an assistant message without tool calls). Since then:
+ * With {@code message_agent} offered, the turn is the analyst's ({@link Analyst}): one {@code
+ * message_agent} per subject in one turn, then one answer with a section per subject and every
+ * source; "Discuss X with the …" sends a second message by the first reply's {@code
+ * conversation_id}. Otherwise the researcher's:
+ *
+ * <p>The current request is the latest {@code user} message or {@code ask_user} result after the
+ * last final answer (an assistant message without tool calls). Since then:
  *
  * <ol>
  *   <li>nothing: with no subjects in the request, call {@code ask_user} {@code {"question":"What
@@ -107,7 +114,10 @@ public final class OfflineModel implements ModelPort {
     ModelMessage reply =
         switch (request.purpose()) {
           case DECISION -> answer(Decider.decide(request.messages()));
-          case AGENT_TURN -> new Researcher(request.messages(), request.tools()).turn();
+          case AGENT_TURN ->
+              request.tools().stream().anyMatch(t -> t.name().equals(Analyst.MESSAGE_AGENT))
+                  ? new Analyst(request.messages()).turn()
+                  : new Researcher(request.messages(), request.tools()).turn();
           case FINAL_ANSWER -> answer(Finalizer.answer(request.messages()));
         };
     long latencyMs = (System.nanoTime() - started) / 1_000_000;

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -29,7 +30,18 @@ final class Phrases {
           "help");
 
   private static final List<String> FOLLOW_UP_MARKERS =
-      List.of("follow up", "follow-up", "also", "what about", "how about", "and");
+      List.of(
+          "follow up",
+          "follow-up",
+          "also",
+          "what else should i know about",
+          "what about",
+          "how about",
+          "and");
+
+  private static final Pattern DISCUSSION =
+      Pattern.compile(
+          "discuss\\s+(.+?)\\s+with\\s+(?:the\\s+|a\\s+)?[a-z_-]+[.!?]*", Pattern.CASE_INSENSITIVE);
 
   private static final List<String> RESEARCH_VERBS =
       List.of(
@@ -68,6 +80,19 @@ final class Phrases {
 
   static boolean isFollowUp(String text) {
     return leading(text.strip(), FOLLOW_UP_MARKERS).isPresent();
+  }
+
+  /** "Compare X and Y": a request the analyst splits, one researcher per subject. */
+  static boolean isComparison(String text) {
+    return leading(text.strip(), List.of("compare")).isPresent();
+  }
+
+  /** The subject of "Discuss X with the researcher", or empty when the text is not one. */
+  static Optional<String> discussion(String text) {
+    Matcher matcher = DISCUSSION.matcher(text.strip());
+    return matcher.matches()
+        ? Optional.of(trimEdges(matcher.group(1))).filter(subject -> !subject.isEmpty())
+        : Optional.empty();
   }
 
   static boolean isResearchRequest(String text) {

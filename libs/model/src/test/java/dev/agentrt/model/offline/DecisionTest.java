@@ -62,6 +62,24 @@ class DecisionTest {
   }
 
   @Test
+  void aComparisonOrADiscussionGoesToTheAnalystWhenThereIsOne() {
+    String withAnalyst =
+        "{\"agents\":[{\"name\":\"analyst\",\"description\":\"x\"},"
+            + "{\"name\":\"researcher\",\"description\":\"y\"}],\"tasks\":[]}";
+
+    assertThat(decide(withAnalyst, "Compare Kafka and MongoDB"))
+        .isEqualTo(
+            "{\"action\":\"new_task\",\"agent\":\"analyst\","
+                + "\"instruction\":\"Compare Kafka and MongoDB\"}");
+    assertThat(decide(withAnalyst, "Discuss Kafka with the researcher"))
+        .contains("\"agent\":\"analyst\"");
+    assertThat(decide(withAnalyst, "Research Kafka")).contains("\"agent\":\"researcher\"");
+    assertThat(decide(NO_TASKS, "Compare Kafka and MongoDB"))
+        .as("no analyst: the researcher compares")
+        .contains("\"agent\":\"researcher\"");
+  }
+
+  @Test
   void researchGoesToTheFirstAgentWhenThereIsNoResearcher() {
     String context = "{\"agents\":[{\"name\":\"coder\",\"description\":\"x\"}],\"tasks\":[]}";
 

@@ -176,7 +176,7 @@ class ChatController {
   @GetMapping("/{chatId}/tasks")
   List<TaskView> tasks(@PathVariable String chatId) {
     found(access.readable(chatId), chatId);
-    return tasks.ofChat(chatId).stream().map(t -> TaskView.of(t, pricing)).toList();
+    return tasks.viewsOf(chatId, pricing);
   }
 
   /** A model a request names must be configured: refused with the names there are. */

@@ -1,14 +1,18 @@
 package dev.agentrt.orchestrator.chat;
 
+import dev.agentrt.orchestrator.models.Pricing;
 import dev.agentrt.store.Task;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.stereotype.Component;
 
-/** Reads the tasks of a chat. */
+/** Reads the tasks of a chat, children included, and the children of a task. */
 @Component
 class ChatTasks {
 
@@ -22,5 +26,33 @@ class ChatTasks {
     return mongo.find(
         Query.query(Criteria.where("chatId").is(chatId)).with(Sort.by("createdAt", "_id")),
         Task.class);
+  }
+
+  /** The chat's tasks as the API shows them, each with its children's ids. */
+  List<TaskView> viewsOf(String chatId, Pricing pricing) {
+    List<Task> tasks = ofChat(chatId);
+    Map<String, List<String>> children = new HashMap<>();
+    for (Task task : tasks) {
+      if (task.delegation() != null) {
+        children
+            .computeIfAbsent(task.delegation().parentTaskId(), id -> new ArrayList<>())
+            .add(task.id());
+      }
+    }
+    return tasks.stream()
+        .map(t -> TaskView.of(t, pricing, children.getOrDefault(t.id(), List.of())))
+        .toList();
+  }
+
+  /** The ids of the task's children, oldest first. */
+  List<String> childrenOf(String taskId) {
+    return mongo
+        .find(
+            Query.query(Criteria.where("delegation.parentTaskId").is(taskId))
+                .with(Sort.by("createdAt", "_id")),
+            Task.class)
+        .stream()
+        .map(Task::id)
+        .toList();
   }
 }

@@ -36,6 +36,11 @@ import org.springframework.stereotype.Component;
  * created}, {@code running} or {@code waiting}, and its sub-agent is found by the task, whether or
  * not the start has linked it yet. A start that links the task first has its sub-agent cancelled
  * here; a start that comes second cannot link a cancelled task and cancels its own sub-agent.
+ *
+ * <p>A task's whole subtree goes with it: every child task its agent started with {@code
+ * message_agent}, and theirs, is cancelled the same way, so no descendant calls the model again;
+ * each child's {@code TaskCancelled} fails its parent's pending call with {@code cancelled} (the
+ * finalizer delivers it). Cancelling an ended task again cancels what is left of its subtree.
  */
 @Component
 class TaskCancellation {
@@ -88,6 +93,7 @@ class TaskCancellation {
             new Update()
                 .set("status", TaskStatus.cancelled)
                 .set("updatedAt", now)
+                .set("endedAt", now)
                 .push("outbox", cancelled),
             FindAndModifyOptions.options().returnNew(true),
             Task.class);
@@ -96,9 +102,11 @@ class TaskCancellation {
       if (ended != null && ended.status() == TaskStatus.cancelled) {
         stopSubAgent(taskId, now); // again: a cancellation may have died before it
       }
+      cancelChildrenOf(taskId);
       return new Result.AlreadyEnded(ended);
     }
     stopSubAgent(taskId, now);
+    cancelChildrenOf(taskId);
     ledger.append(
         task.chatId(),
         "run_end/" + taskId + "/cancelled",
@@ -109,6 +117,16 @@ class TaskCancellation {
         RunLedger.data("status", "cancelled", "reason", "cancelled", "result", progress));
     outbox.publishOrLeaveToRelay(Collections.TASKS, taskId, stored.outbox());
     return new Result.Cancelled(stored);
+  }
+
+  /** Cancels the child tasks still going, and their subtrees. */
+  private void cancelChildrenOf(String taskId) {
+    mongo
+        .find(
+            Query.query(
+                Criteria.where("delegation.parentTaskId").is(taskId).and("status").in(CANCELLABLE)),
+            Task.class)
+        .forEach(child -> cancel(child.id()));
   }
 
   /** Cancels the task's sub-agent, even one a start has made but not linked yet. */

@@ -24,11 +24,14 @@ class TaskDetails {
   private final MongoTemplate mongo;
   private final SubAgentConversations conversations;
   private final Pricing pricing;
+  private final ChatTasks tasks;
 
-  TaskDetails(MongoTemplate mongo, SubAgentConversations conversations, Pricing pricing) {
+  TaskDetails(
+      MongoTemplate mongo, SubAgentConversations conversations, Pricing pricing, ChatTasks tasks) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.pricing = pricing;
+    this.tasks = tasks;
   }
 
   /**
@@ -89,10 +92,11 @@ class TaskDetails {
     if (task == null) {
       return Optional.empty();
     }
+    TaskView view = TaskView.of(task, pricing, tasks.childrenOf(taskId));
     SubAgent subAgent =
         task.subAgentId() == null ? null : mongo.findById(task.subAgentId(), SubAgent.class);
     if (subAgent == null) {
-      return Optional.of(new View(TaskView.of(task, pricing), null, List.of(), List.of()));
+      return Optional.of(new View(view, null, List.of(), List.of()));
     }
     List<MessageView> messages =
         conversations.messages(subAgent.id()).stream().map(this::message).toList();
@@ -107,7 +111,7 @@ class TaskDetails {
             .toList();
     return Optional.of(
         new View(
-            TaskView.of(task, pricing),
+            view,
             new SubAgentView(
                 subAgent.id(),
                 subAgent.agent(),

@@ -3,6 +3,7 @@ package dev.agentrt.orchestrator.chat;
 import dev.agentrt.orchestrator.models.Pricing;
 import dev.agentrt.store.Task;
 import java.time.Instant;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,6 +12,11 @@ import org.jspecify.annotations.Nullable;
  * @param model the model chosen for the message or chat that started it (absent: the agent's model,
  *     else the default)
  * @param usage its sub-agent's turns and its final answers
+ * @param parentTaskId for a child task, the task whose agent started it with {@code message_agent}
+ * @param depth 0 for a task the orchestrator started, 1 for its child, and so on
+ * @param startedAt when its sub-agent was put on it
+ * @param endedAt when it last ended
+ * @param children the ids of the child tasks its agent started, oldest first
  */
 record TaskView(
     String id,
@@ -23,9 +29,14 @@ record TaskView(
     @Nullable String error,
     UsageView usage,
     Instant createdAt,
-    Instant updatedAt) {
+    Instant updatedAt,
+    @Nullable String parentTaskId,
+    int depth,
+    @Nullable Instant startedAt,
+    @Nullable Instant endedAt,
+    List<String> children) {
 
-  static TaskView of(Task t, Pricing pricing) {
+  static TaskView of(Task t, Pricing pricing, List<String> children) {
     return new TaskView(
         t.id(),
         t.agent(),
@@ -37,6 +48,11 @@ record TaskView(
         t.error(),
         UsageView.of(t.usage(), pricing),
         t.createdAt(),
-        t.updatedAt());
+        t.updatedAt(),
+        t.delegation() == null ? null : t.delegation().parentTaskId(),
+        t.depth(),
+        t.startedAt(),
+        t.endedAt(),
+        children);
   }
 }

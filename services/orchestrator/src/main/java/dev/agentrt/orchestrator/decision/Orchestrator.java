@@ -236,9 +236,10 @@ class Orchestrator {
   // --- 2. the model's decision -------------------------------------------------------------
 
   private Decided decide(ChatMessage message, @Nullable String model) {
+    // The tasks the orchestrator started: a child task belongs to the agent that started it.
     List<Task> tasks =
         mongo.find(
-            Query.query(Criteria.where("chatId").is(message.chatId()))
+            Query.query(Criteria.where("chatId").is(message.chatId()).and("delegation").is(null))
                 .with(Sort.by("createdAt", "_id")),
             Task.class);
     List<AgentDefinition> available = agents.all();

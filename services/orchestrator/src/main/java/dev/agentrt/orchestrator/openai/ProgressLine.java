@@ -40,6 +40,10 @@ final class ProgressLine {
               "Warning: " + d.get("used") + " of " + d.get("max") + " " + d.get("limit") + " used";
           case RunEvent.ERROR -> "Error (" + d.get("reason") + "): " + d.get("message");
           case RunEvent.RUN_END -> "The " + who + " " + d.get("status") + ".";
+          case RunEvent.DELEGATION_START ->
+              "The " + who + " asks the " + d.get("agent") + ": " + d.get("message");
+          case RunEvent.DELEGATION_END ->
+              "The " + d.get("agent") + " answered (" + d.get("status") + ").";
           default -> null;
         };
     return Optional.ofNullable(line).map(l -> l + "\n");

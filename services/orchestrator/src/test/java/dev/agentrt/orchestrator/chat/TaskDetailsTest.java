@@ -38,7 +38,11 @@ class TaskDetailsTest {
                 new Pricing.Price(new BigDecimal("3"), new BigDecimal("15"))),
             TestModels.named("offline", "big", "unpriced"));
     details =
-        new TaskDetails(mongo.template(), new SubAgentConversations(mongo.template()), pricing);
+        new TaskDetails(
+            mongo.template(),
+            new SubAgentConversations(mongo.template()),
+            pricing,
+            new ChatTasks(mongo.template()));
   }
 
   @AfterAll

@@ -32,6 +32,7 @@ import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.ScriptedModel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -245,7 +246,7 @@ class OrchestratorTest {
     assertThat(model.requests().get(1).messages().getLast().content())
         .startsWith(
             "Your previous decision was invalid: there is no agent 'poet'; the agents are:"
-                + " researcher");
+                + " analyst, researcher");
     assertThat(mongo.findAll(Task.class)).isEmpty();
     assertThat(onlyAssistantMessage().content()).isEqualTo("I have no poet, sorry.");
   }
@@ -448,6 +449,27 @@ class OrchestratorTest {
             SubAgentStatus.completed,
             "Kafka is a distributed log.\nSources: kafka.md");
     stored.finishedConversation(done.subAgent(), "Research Kafka", "SECRET sub-agent reasoning");
+    Instant now = Instant.now();
+    mongo.insert( // a child task: its agent's, not the chat's to follow up
+        new Task(
+            "child-task",
+            CHAT,
+            Task.TYPE_AGENT,
+            "researcher",
+            "Research MongoDB",
+            null,
+            TaskStatus.success,
+            "child-sub-agent",
+            "MongoDB stores documents.",
+            null,
+            null,
+            now,
+            now,
+            List.of(),
+            new Task.Delegation(
+                done.task().id(), done.subAgent().id(), done.task().id(), 1, "c", "c", null),
+            now,
+            now));
     for (int i = 1; i <= 12; i++) {
       stored.userMessage(CHAT, "question " + i);
       stored.assistantMessage(CHAT, "answer " + i);
@@ -468,7 +490,10 @@ class OrchestratorTest {
     assertThat(system.role()).isEqualTo("system");
     assertThat(system.content().lines().toList().getLast())
         .isEqualTo(
-            "Context: {\"agents\":[{\"name\":\"researcher\",\"description\":\"Researches a subject"
+            "Context: {\"agents\":[{\"name\":\"analyst\",\"description\":\"Splits a comparison or"
+                + " a question with several parts into one request per subject, has researchers"
+                + " work on them in parallel, and writes one answer.\"},"
+                + "{\"name\":\"researcher\",\"description\":\"Researches a subject"
                 + " in the project's documents and answers with sources.\"}],\"tasks\":[{\"taskId\":\""
                 + done.task().id()
                 + "\",\"subAgentId\":\""

@@ -1,0 +1,165 @@
+package dev.agentrt.systemtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.Filters;
+import dev.agentrt.localstack.EmbeddedMongo;
+import dev.agentrt.localstack.KafkaBroker;
+import dev.agentrt.localstack.Services;
+import dev.agentrt.localstack.TopicCreator;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Delegation survives crashes: agent-loop killed with SIGKILL while children hold model turns, then
+ * the finalizer killed while children's outcomes are being delivered. Every tree finishes, no child
+ * is started twice, and no caller gets a result twice. The offline model takes 1 s a call ({@code
+ * AGENTRT_OFFLINE_MODEL_LATENCY}) so that turns are in flight when the services die.
+ */
+class DelegationKilledIT {
+
+  private static final int RUNS = 6;
+
+  @TempDir static Path dataDir;
+
+  private static KafkaBroker kafka;
+  private static EmbeddedMongo mongo;
+  private static RunningServices services;
+  private static MongoClient client;
+
+  @BeforeAll
+  static void startStack() throws IOException {
+    kafka = KafkaBroker.start(dataDir.resolve("kafka"), 0);
+    mongo = EmbeddedMongo.start(null, 0);
+    TopicCreator.createAll(kafka.bootstrapServers());
+    services =
+        RunningServices.start(
+            "delegation-killed",
+            Services.ALL,
+            kafka.bootstrapServers(),
+            mongo.uri(),
+            Map.of("AGENTRT_OFFLINE_MODEL_LATENCY", "1s"));
+    client = MongoClients.create(mongo.uri());
+  }
+
+  @AfterAll
+  static void stopStack() {
+    if (client != null) {
+      client.close();
+    }
+    if (services != null) {
+      services.close();
+    }
+    if (kafka != null) {
+      kafka.close();
+    }
+    if (mongo != null) {
+      mongo.close();
+    }
+  }
+
+  @Test
+  void everyTreeFinishesWithNoChildStartedTwiceAndNoResultDeliveredTwice() {
+    ChatApi api = new ChatApi(services.baseUrl("orchestrator"));
+    for (int i = 0; i < RUNS; i++) {
+      String chatId = api.createChat();
+      assertThat(api.postMessage(chatId, "Compare Kafka and MongoDB").status()).isEqualTo(202);
+    }
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> childTurnsHeld() >= RUNS / 2);
+    long heldAtTheKill = childTurnsHeld();
+    services.kill("agent-loop");
+    services.startAgain("agent-loop");
+
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> childrenWith("success") >= 1);
+    services.kill("finalizer");
+    services.startAgain("finalizer");
+
+    await()
+        .atMost(Duration.ofSeconds(180))
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> tasksEnded() == 3L * RUNS);
+    System.out.printf(
+        "DELEGATION KILLED: %d child turns held when agent-loop died; tasks %s%n",
+        heldAtTheKill, statuses());
+    assertThat(statuses()).isEqualTo(Map.of("success", 3L * RUNS));
+    assertThat(tasks(Filters.exists("delegation"))).as("two children per tree").hasSize(2 * RUNS);
+
+    for (Document root : tasks(Filters.exists("delegation", false))) {
+      List<Document> replies =
+          db().getCollection("sub_agent_messages")
+              .find(
+                  Filters.and(
+                      Filters.eq("subAgentId", root.getString("subAgentId")),
+                      Filters.eq("role", "tool")))
+              .into(new ArrayList<>());
+      assertThat(replies).as("one result per call").hasSize(2);
+      assertThat(replies.stream().map(r -> r.getString("toolCallId")).distinct()).hasSize(2);
+    }
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> answers().size() == RUNS);
+    Map<String, Long> answersPerTask =
+        answers().stream()
+            .collect(Collectors.groupingBy(m -> m.getString("taskId"), Collectors.counting()));
+    assertThat(answersPerTask).hasSize(RUNS).allSatisfy((task, n) -> assertThat(n).isOne());
+    assertThat(services.allAlive()).isTrue();
+  }
+
+  /** Researchers (children) holding a model turn. */
+  private static long childTurnsHeld() {
+    return db().getCollection("sub_agents")
+        .countDocuments(
+            Filters.and(Filters.eq("agent", "researcher"), Filters.exists("turn.holder")));
+  }
+
+  private static long childrenWith(String status) {
+    return db().getCollection("tasks")
+        .countDocuments(Filters.and(Filters.exists("delegation"), Filters.eq("status", status)));
+  }
+
+  private static long tasksEnded() {
+    return db().getCollection("tasks")
+        .countDocuments(Filters.in("status", "success", "failed", "cancelled"));
+  }
+
+  private static List<Document> tasks(org.bson.conversions.Bson filter) {
+    return db().getCollection("tasks").find(filter).into(new ArrayList<>());
+  }
+
+  private static Map<String, Long> statuses() {
+    return db().getCollection("tasks").find().into(new ArrayList<>()).stream()
+        .collect(Collectors.groupingBy(t -> t.getString("status"), Collectors.counting()));
+  }
+
+  /** The finalizer's answers in the chats: assistant messages linked to a task. */
+  private static List<Document> answers() {
+    return db().getCollection("chat_messages")
+        .find(Filters.and(Filters.eq("role", "assistant"), Filters.exists("taskId")))
+        .into(new ArrayList<>());
+  }
+
+  private static MongoDatabase db() {
+    return client.getDatabase("agentrt");
+  }
+}
