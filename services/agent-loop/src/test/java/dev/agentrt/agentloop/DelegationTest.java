@@ -213,19 +213,32 @@ class DelegationTest {
 
   @Test
   void aCallForAnAgentNotAmongTheDelegatesOrTooDeepGetsItsToolErrorAndStartsNothing() {
-    model.callsTools(call("call_1", "{\"agent\":\"analyst\",\"message\":\"Analyse\"}"));
+    model
+        .callsTools(call("call_1", "{\"agent\":\"analyst\",\"message\":\"Analyse\"}"))
+        .replies("I may not ask myself.");
     loop.wake(analyst.id());
-    await().until(() -> lastMessage(analyst).role().equals(SubAgentMessage.TOOL));
-    assertThat(lastMessage(analyst).content()).contains("\"error_type\":\"not_allowed\"");
+    // The tool error wakes the analyst for one more turn: let it have its reply before the next
+    // sub-agent's is scripted, so that neither takes the other's.
+    await().until(() -> "I may not ask myself.".equals(lastMessage(analyst).content()));
+    assertThat(toolMessages(analyst))
+        .singleElement()
+        .satisfies(m -> assertThat(m.content()).contains("\"error_type\":\"not_allowed\""));
 
     SubAgent deep =
         startSubAgent("analyst", new Task.Delegation("p", "ps", "root", 2, "tc", "c", null));
-    model.callsTools(call("call_1", "{\"agent\":\"researcher\",\"message\":\"Research Kafka\"}"));
+    model
+        .callsTools(call("call_1", "{\"agent\":\"researcher\",\"message\":\"Research Kafka\"}"))
+        .replies("I research it myself.");
     loop.wake(deep.id());
-    await().until(() -> lastMessage(deep).role().equals(SubAgentMessage.TOOL));
+    await().until(() -> "I research it myself.".equals(lastMessage(deep).content()));
 
-    assertThat(lastMessage(deep).content()).contains("\"error_type\":\"depth_exceeded\"");
-    assertThat(lastMessage(deep).toolCallId()).isEqualTo("call_1");
+    assertThat(toolMessages(deep))
+        .singleElement()
+        .satisfies(
+            m -> {
+              assertThat(m.content()).contains("\"error_type\":\"depth_exceeded\"");
+              assertThat(m.toolCallId()).isEqualTo("call_1");
+            });
     assertThat(childrenOf(deep.taskId())).isEmpty();
     assertThat(childrenOf(analyst.taskId())).isEmpty();
   }
@@ -384,6 +397,12 @@ class DelegationTest {
 
   private static SubAgentMessage lastMessage(SubAgent subAgent) {
     return conversations.messages(subAgent.id()).getLast();
+  }
+
+  private static List<SubAgentMessage> toolMessages(SubAgent subAgent) {
+    return conversations.messages(subAgent.id()).stream()
+        .filter(m -> m.role().equals(SubAgentMessage.TOOL))
+        .toList();
   }
 
   private List<SubAgentMessage> analystsTurns() {
