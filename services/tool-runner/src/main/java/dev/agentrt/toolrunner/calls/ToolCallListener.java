@@ -8,9 +8,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * A requested tool call is claimed here and run in the background; the listener returns at once.
- * Bound to {@code agentrt.tool-calls} as {@code toolCalls-in-0} (application.yml).
+ * Bound to {@code agentrt.tool-calls} as {@code toolCallRequests-in-0} (application.yml).
  */
-@Component("toolCalls")
+@Component("toolCallRequests")
 class ToolCallListener implements Consumer<Message<byte[]>> {
 
   private final IncomingEvents events;
