@@ -20,11 +20,13 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.cloud.function.core.FunctionInvocationHelper;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.messaging.Message;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
@@ -32,7 +34,10 @@ import org.springframework.scheduling.annotation.EnableScheduling;
  * the outbox and its relay, the topics of the catalog, and listeners whose unreadable records go to
  * the dead-letter topic.
  */
-@AutoConfiguration(before = KafkaAutoConfiguration.class)
+@AutoConfiguration(
+    before = KafkaAutoConfiguration.class,
+    beforeName =
+        "org.springframework.cloud.function.cloudevent.CloudEventsFunctionExtensionConfiguration")
 @EnableScheduling
 @EnableConfigurationProperties(OutboxProperties.class)
 public class PlatformAutoConfiguration {
@@ -99,6 +104,17 @@ public class PlatformAutoConfiguration {
   @Bean
   ListenerErrorHandling listenerErrorHandling(KafkaTemplate<String, byte[]> template) {
     return new ListenerErrorHandling(template);
+  }
+
+  /**
+   * Hands a binding's message to its function as it came. Spring Cloud Function's own CloudEvents
+   * helper, which this replaces, renames the {@code ce_*} headers to {@code ce-*} (only when the
+   * record has no {@code content-type} header), so that {@link IncomingEvents} would no longer see
+   * the envelope as it is on the wire; and it copies every message's headers to do so.
+   */
+  @Bean
+  FunctionInvocationHelper<Message<?>> messagesAsTheyCame() {
+    return new FunctionInvocationHelper<>() {};
   }
 
   /** Every topic of the catalog, created at start-up when missing (Boot's KafkaAdmin does it). */

@@ -134,6 +134,17 @@ class ConsumerBindingsTest {
     assertThat(ATTEMPTS.get(chatId)).as("the poison once, then the event").hasValue(2);
   }
 
+  /** Binary mode needs only the {@code ce_*} headers; {@code content-type} is optional. */
+  @Test
+  void anEventWithoutContentTypeIsHandled() throws Exception {
+    String chatId = "chat-" + UUID.randomUUID();
+    ProducerRecord<String, byte[]> event = event(chatId);
+    event.headers().remove("content-type");
+    send(chatId, event);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> HANDLED.contains(chatId));
+  }
+
   @Test
   void aFailureThatPassesIsRetriedUntilHandled() throws Exception {
     String chatId = "fails-2-" + UUID.randomUUID();
