@@ -1,11 +1,11 @@
 package dev.agentrt.platform;
 
 import dev.agentrt.events.EventCodec;
-import dev.agentrt.events.InvalidEventException;
 import dev.agentrt.events.TopicCatalog;
 import dev.agentrt.platform.messaging.DeadLetters;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.messaging.IncomingEvents;
+import dev.agentrt.platform.messaging.ListenerErrorHandling;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxProperties;
 import dev.agentrt.platform.outbox.OutboxRelay;
@@ -20,21 +20,24 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.cloud.function.core.FunctionInvocationHelper;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaTemplate;
-import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.messaging.Message;
 import org.springframework.scheduling.annotation.EnableScheduling;
-import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * What every service gets from the platform: the event codec, a publisher with CloudEvents headers,
  * the outbox and its relay, the topics of the catalog, and listeners whose unreadable records go to
  * the dead-letter topic.
  */
-@AutoConfiguration(before = KafkaAutoConfiguration.class)
+@AutoConfiguration(
+    before = KafkaAutoConfiguration.class,
+    beforeName =
+        "org.springframework.cloud.function.cloudevent.CloudEventsFunctionExtensionConfiguration")
 @EnableScheduling
 @EnableConfigurationProperties(OutboxProperties.class)
 public class PlatformAutoConfiguration {
@@ -49,6 +52,14 @@ public class PlatformAutoConfiguration {
     return new IncomingEvents(codec);
   }
 
+  /**
+   * What the outbox and the dead letters publish with. A plain template rather than a binder output
+   * binding ({@code StreamBridge}): the outbox sends all of a document's entries at once and needs
+   * each one's acknowledgement (a future per record, so the relay counts and sets aside the one
+   * that failed), with its key and its CloudEvents headers written byte for byte by the CloudEvents
+   * Kafka writer, and without the binder's {@code contentType} and JSON type headers. Its own
+   * serializers: with the binder present Boot's defaults are byte arrays for keys too.
+   */
   @Bean
   KafkaTemplate<String, byte[]> eventKafkaTemplate(KafkaProperties properties) {
     Map<String, Object> config = properties.buildProducerProperties();
@@ -86,18 +97,24 @@ public class PlatformAutoConfiguration {
   }
 
   /**
-   * Picked up by Boot's listener container factory. A record that is not a valid event is
-   * dead-lettered at once; any other failure is retried with backoff, then dead-lettered. Either
+   * Picked up by the Kafka binder for every consumer binding: a message that is not a valid event
+   * is dead-lettered at once; any other failure is retried with backoff, then dead-lettered. Either
    * way the partition keeps moving.
    */
   @Bean
-  DefaultErrorHandler listenerErrorHandler(DeadLetters deadLetters) {
-    ExponentialBackOff backOff = new ExponentialBackOff(200, 2.0);
-    backOff.setMaxInterval(5_000);
-    backOff.setMaxElapsedTime(15_000);
-    DefaultErrorHandler handler = new DefaultErrorHandler(deadLetters, backOff);
-    handler.addNotRetryableExceptions(InvalidEventException.class);
-    return handler;
+  ListenerErrorHandling listenerErrorHandling(KafkaTemplate<String, byte[]> template) {
+    return new ListenerErrorHandling(template);
+  }
+
+  /**
+   * Hands a binding's message to its function as it came. Spring Cloud Function's own CloudEvents
+   * helper, which this replaces, renames the {@code ce_*} headers to {@code ce-*} (only when the
+   * record has no {@code content-type} header), so that {@link IncomingEvents} would no longer see
+   * the envelope as it is on the wire; and it copies every message's headers to do so.
+   */
+  @Bean
+  FunctionInvocationHelper<Message<?>> messagesAsTheyCame() {
+    return new FunctionInvocationHelper<>() {};
   }
 
   /** Every topic of the catalog, created at start-up when missing (Boot's KafkaAdmin does it). */

@@ -3,20 +3,20 @@ package dev.agentrt.agentinit;
 import dev.agentrt.events.Event;
 import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.events.TaskCreated;
-import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.IncomingEvents;
 import java.time.Clock;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.springframework.kafka.annotation.KafkaListener;
+import java.util.function.Consumer;
+import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
 
 /**
  * Starts new tasks and stops the sub-agents of cancelled ones; other task events are not this
  * service's business. The cancellation stops the sub-agent itself; {@code TaskCancelled}, written
- * with the task's status, makes sure of it when the cancellation died between its writes.
+ * with the task's status, makes sure of it when the cancellation died between its writes. Bound to
+ * {@code agentrt.tasks} as {@code tasks-in-0} (application.yml).
  */
-@Component
-class TaskListener {
+@Component("tasks")
+class TaskListener implements Consumer<Message<byte[]>> {
 
   private final IncomingEvents events;
   private final SubAgentStarter starter;
@@ -29,9 +29,9 @@ class TaskListener {
     this.cancelled = cancelled;
   }
 
-  @KafkaListener(topics = Topics.TASKS)
-  void on(ConsumerRecord<String, byte[]> record) {
-    Event event = events.decode(record);
+  @Override
+  public void accept(Message<byte[]> message) {
+    Event event = events.decode(message);
     switch (event) {
       case TaskCreated created -> starter.start(created);
       case TaskCancelled cancellation -> cancelled.stop(cancellation.taskId(), clock.instant());

@@ -1,15 +1,17 @@
 package dev.agentrt.agentloop;
 
 import dev.agentrt.events.SubAgentMessageAdded;
-import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.IncomingEvents;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.springframework.kafka.annotation.KafkaListener;
+import java.util.function.Consumer;
+import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
 
-/** A message added to a sub-agent's conversation wakes its loop. */
-@Component
-class SubAgentMessageListener {
+/**
+ * A message added to a sub-agent's conversation wakes its loop. Bound to {@code
+ * agentrt.sub-agent-messages} as {@code subAgentMessages-in-0} (application.yml).
+ */
+@Component("subAgentMessages")
+class SubAgentMessageListener implements Consumer<Message<byte[]>> {
 
   private final IncomingEvents events;
   private final AgentLoop loop;
@@ -19,9 +21,9 @@ class SubAgentMessageListener {
     this.loop = loop;
   }
 
-  @KafkaListener(topics = Topics.SUB_AGENT_MESSAGES)
-  void on(ConsumerRecord<String, byte[]> record) {
-    if (events.decode(record) instanceof SubAgentMessageAdded added) {
+  @Override
+  public void accept(Message<byte[]> message) {
+    if (events.decode(message) instanceof SubAgentMessageAdded added) {
       loop.wake(added.subAgentId());
     }
   }

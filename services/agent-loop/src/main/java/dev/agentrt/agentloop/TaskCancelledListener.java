@@ -2,13 +2,14 @@ package dev.agentrt.agentloop;
 
 import dev.agentrt.events.InvalidEventException;
 import dev.agentrt.events.TaskCancelled;
-import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.IncomingEvents;
 import dev.agentrt.store.Leases;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.cloud.stream.config.BindingServiceProperties;
+import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
 
 /**
@@ -16,34 +17,39 @@ import org.springframework.stereotype.Component;
  * the next renewal of the turn's lease finds the sub-agent cancelled. Any instance may run the
  * turn, so every instance hears every cancellation: each reads the topic in a consumer group of its
  * own (named after its holder id), from the newest record, as it holds no turn from before it
- * started.
+ * started. Bound to {@code agentrt.tasks} as {@code turnCancellations-in-0} (application.yml:
+ * concurrency 1, start offset latest, no dead letters); its group is set here, as it holds the
+ * holder id.
  *
  * <p>Nothing is dead-lettered from here: a record that is not an event is dead-lettered by the
  * topic's service-wide consumers, and a dead letter of a group that ends with its instance could
  * never be replayed to it. A cancellation that fails here is still seen at the turn's next renewal,
  * which finds its sub-agent cancelled.
  */
-@Component
-class TaskCancelledListener {
+@Component("turnCancellations")
+class TaskCancelledListener implements Consumer<Message<byte[]>> {
+
+  static final String BINDING = "turnCancellations-in-0";
 
   private static final Logger log = LoggerFactory.getLogger(TaskCancelledListener.class);
 
   private final IncomingEvents events;
   private final Leases turns;
 
-  TaskCancelledListener(IncomingEvents events, Leases turns) {
+  TaskCancelledListener(
+      IncomingEvents events,
+      Leases turns,
+      BindingServiceProperties bindings,
+      @Value("${spring.application.name}") String service) {
     this.events = events;
     this.turns = turns;
+    bindings.getBindingProperties(BINDING).setGroup(service + "-cancellations-" + turns.holder());
   }
 
-  @KafkaListener(
-      topics = Topics.TASKS,
-      groupId = "${spring.application.name}-cancellations-#{@turnLeases.holder()}",
-      concurrency = "1",
-      properties = "auto.offset.reset=latest")
-  void on(ConsumerRecord<String, byte[]> record) {
+  @Override
+  public void accept(Message<byte[]> message) {
     try {
-      if (events.decode(record) instanceof TaskCancelled cancelled
+      if (events.decode(message) instanceof TaskCancelled cancelled
           && cancelled.subAgentId() != null
           && turns.interrupt(cancelled.subAgentId())) {
         log.info(

@@ -4,20 +4,19 @@ import dev.agentrt.events.Event;
 import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.events.TaskCompleted;
 import dev.agentrt.events.TaskFailed;
-import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.IncomingEvents;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.springframework.kafka.annotation.KafkaListener;
+import java.util.function.Consumer;
+import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
 
 /**
  * A task that completed, failed or was cancelled gets its answer in the chat: its outcome goes to
  * {@link PendingAnswers}, which records it and writes the answer on a thread of its own, so the
  * consumer moves on at once, whatever the model's pace. Other task events are not this service's
- * business.
+ * business. Bound to {@code agentrt.tasks} as {@code taskOutcomes-in-0} (application.yml).
  */
-@Component
-class TaskOutcomeListener {
+@Component("taskOutcomes")
+class TaskOutcomeListener implements Consumer<Message<byte[]>> {
 
   private final IncomingEvents events;
   private final PendingAnswers pending;
@@ -27,9 +26,9 @@ class TaskOutcomeListener {
     this.pending = pending;
   }
 
-  @KafkaListener(topics = Topics.TASKS)
-  void on(ConsumerRecord<String, byte[]> record) {
-    Event event = events.decode(record);
+  @Override
+  public void accept(Message<byte[]> message) {
+    Event event = events.decode(message);
     TaskOutcome outcome =
         switch (event) {
           case TaskCompleted completed -> TaskOutcome.of(completed);

@@ -1,19 +1,21 @@
 package dev.agentrt.notifier;
 
 import dev.agentrt.events.TaskWaiting;
-import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.IncomingEvents;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.RunLedger;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.springframework.kafka.annotation.KafkaListener;
+import java.util.function.Consumer;
+import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
 
-/** A task waiting for the person gets its question in the chat; other task events are ignored. */
-@Component
-class TaskWaitingListener {
+/**
+ * A task waiting for the person gets its question in the chat; other task events are ignored. Bound
+ * to {@code agentrt.tasks} as {@code taskWaiting-in-0} (application.yml).
+ */
+@Component("taskWaiting")
+class TaskWaitingListener implements Consumer<Message<byte[]>> {
 
   private final IncomingEvents events;
   private final Questions questions;
@@ -27,9 +29,9 @@ class TaskWaitingListener {
     this.ledger = ledger;
   }
 
-  @KafkaListener(topics = Topics.TASKS)
-  void on(ConsumerRecord<String, byte[]> record) {
-    if (events.decode(record) instanceof TaskWaiting waiting) {
+  @Override
+  public void accept(Message<byte[]> message) {
+    if (events.decode(message) instanceof TaskWaiting waiting) {
       ask(waiting);
     }
   }

@@ -3,6 +3,8 @@ package dev.agentrt.platform.messaging;
 import dev.agentrt.events.Topics;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -15,7 +17,9 @@ import org.apache.kafka.common.record.RecordBatch;
 import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.listener.ListenerExecutionFailedException;
 import org.springframework.kafka.support.KafkaHeaders;
+import org.springframework.messaging.MessagingException;
 
 /**
  * Sends a record a listener could not handle to {@code agentrt.dead-letters} with spring-kafka's
@@ -46,8 +50,16 @@ public final class DeadLetters extends DeadLetterPublishingRecoverer {
 
   private final KafkaOperations<String, byte[]> template;
 
+  /** Dead letters to {@code agentrt.dead-letters}. */
   public DeadLetters(KafkaOperations<String, byte[]> template) {
-    super(template, (record, e) -> new TopicPartition(Topics.DEAD_LETTERS, -1));
+    this(template, (record, e) -> new TopicPartition(Topics.DEAD_LETTERS, -1));
+  }
+
+  /** Dead letters where a binding's {@code dlq-name} says. */
+  public DeadLetters(
+      KafkaOperations<String, byte[]> template,
+      BiFunction<ConsumerRecord<?, ?>, Exception, TopicPartition> destination) {
+    super(template, destination);
     this.template = template;
   }
 
@@ -76,6 +88,30 @@ public final class DeadLetters extends DeadLetterPublishingRecoverer {
       letter = new ProducerRecord<>(Topics.DEAD_LETTERS, null, record.key(), null, headers);
     }
     return template.send(letter);
+  }
+
+  /**
+   * Dead-letters a record a consumer binding failed on, saying why in the function's words: the
+   * binder hands its exception over wrapped in Spring Messaging's, whose message only names the
+   * binder's handler.
+   */
+  @Override
+  public void accept(
+      ConsumerRecord<?, ?> record, @Nullable Consumer<?, ?> consumer, Exception exception) {
+    super.accept(record, consumer, unwrapped(exception));
+  }
+
+  /** The listener's failure with the function's exception as its cause, the group kept. */
+  static Exception unwrapped(Exception exception) {
+    if (!(exception instanceof ListenerExecutionFailedException failed)
+        || !(failed.getCause() instanceof MessagingException)) {
+      return exception;
+    }
+    Throwable cause = failed.getCause();
+    while (cause instanceof MessagingException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return new ListenerExecutionFailedException("Listener failed", failed.getGroupId(), cause);
   }
 
   private static byte[] utf8(String text) {

@@ -5,18 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.agentrt.events.InvalidEventException;
 import dev.agentrt.events.Topics;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -113,36 +107,10 @@ class DeadLettersTest {
   }
 
   private static ConsumerRecord<String, byte[]> deadLetter(String key) {
-    try (KafkaConsumer<String, byte[]> consumer =
-        new KafkaConsumer<>(
-            Map.of(
-                "bootstrap.servers",
-                kafka.getBrokersAsString(),
-                "group.id",
-                "test-" + key,
-                "auto.offset.reset",
-                "earliest"),
-            new StringDeserializer(),
-            new ByteArrayDeserializer())) {
-      consumer.subscribe(List.of(Topics.DEAD_LETTERS));
-      List<ConsumerRecord<String, byte[]>> found = new ArrayList<>();
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (found.isEmpty() && System.nanoTime() < deadline) {
-        consumer
-            .poll(Duration.ofMillis(200))
-            .forEach(
-                r -> {
-                  if (key.equals(r.key())) {
-                    found.add(r);
-                  }
-                });
-      }
-      assertThat(found).as("dead letter %s", key).hasSize(1);
-      return found.getFirst();
-    }
+    return DeadLetterTopic.deadLetter(kafka.getBrokersAsString(), key);
   }
 
   private static String header(ConsumerRecord<String, byte[]> record, String name) {
-    return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+    return DeadLetterTopic.text(record, name);
   }
 }

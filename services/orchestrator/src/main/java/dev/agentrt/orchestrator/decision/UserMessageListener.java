@@ -1,19 +1,19 @@
 package dev.agentrt.orchestrator.decision;
 
 import dev.agentrt.events.ChatMessageAdded;
-import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.IncomingEvents;
 import dev.agentrt.store.ChatMessage;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.springframework.kafka.annotation.KafkaListener;
+import java.util.function.Consumer;
+import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
 
 /**
  * A person's stored message hands its chat to {@link ChatDecisions}, which decides it on a thread
- * of its own: the consumer moves on at once, whatever the model's pace.
+ * of its own: the consumer moves on at once, whatever the model's pace. Bound to {@code
+ * agentrt.chat-messages} as {@code userMessages-in-0} (application.yml).
  */
-@Component
-class UserMessageListener {
+@Component("userMessages")
+class UserMessageListener implements Consumer<Message<byte[]>> {
 
   private final IncomingEvents events;
   private final ChatDecisions decisions;
@@ -23,9 +23,9 @@ class UserMessageListener {
     this.decisions = decisions;
   }
 
-  @KafkaListener(topics = Topics.CHAT_MESSAGES)
-  void on(ConsumerRecord<String, byte[]> record) {
-    if (events.decode(record) instanceof ChatMessageAdded added
+  @Override
+  public void accept(Message<byte[]> message) {
+    if (events.decode(message) instanceof ChatMessageAdded added
         && ChatMessage.USER.equals(added.role())) {
       decisions.offer(added.chatId());
     }

@@ -2,45 +2,55 @@ package dev.agentrt.toolrunner.calls;
 
 import dev.agentrt.events.InvalidEventException;
 import dev.agentrt.events.TaskCancelled;
-import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.IncomingEvents;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
+import dev.agentrt.store.Leases;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.cloud.stream.config.BindingServiceProperties;
+import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
 
 /**
  * A cancelled task's running tools stop at once instead of running on to their end, their result
  * dropped. Any instance may run the task's calls, so every instance hears every cancellation: each
  * reads the topic in a consumer group of its own (named after its holder id), from the newest
- * record, as it holds no call from before it started.
+ * record, as it holds no call from before it started. Bound to {@code agentrt.tasks} as {@code
+ * toolCancellations-in-0} (application.yml: concurrency 1, start offset latest, no dead letters);
+ * its group is set here, as it holds the holder id.
  *
  * <p>Nothing is dead-lettered from here: a record that is not an event is dead-lettered by the
  * topic's service-wide consumers, and a dead letter of a group that ends with its instance could
  * never be replayed to it. A cancellation that fails here lets the tools run to their end.
  */
-@Component
-class TaskCancelledListener {
+@Component("toolCancellations")
+class TaskCancelledListener implements Consumer<Message<byte[]>> {
+
+  static final String BINDING = "toolCancellations-in-0";
 
   private static final Logger log = LoggerFactory.getLogger(TaskCancelledListener.class);
 
   private final IncomingEvents events;
   private final ToolCallRunner runner;
 
-  TaskCancelledListener(IncomingEvents events, ToolCallRunner runner) {
+  TaskCancelledListener(
+      IncomingEvents events,
+      ToolCallRunner runner,
+      Leases toolCallLeases,
+      BindingServiceProperties bindings,
+      @Value("${spring.application.name}") String service) {
     this.events = events;
     this.runner = runner;
+    bindings
+        .getBindingProperties(BINDING)
+        .setGroup(service + "-cancellations-" + toolCallLeases.holder());
   }
 
-  @KafkaListener(
-      topics = Topics.TASKS,
-      groupId = "${spring.application.name}-cancellations-#{@toolCallLeases.holder()}",
-      concurrency = "1",
-      properties = "auto.offset.reset=latest")
-  void on(ConsumerRecord<String, byte[]> record) {
+  @Override
+  public void accept(Message<byte[]> message) {
     try {
-      if (events.decode(record) instanceof TaskCancelled cancelled) {
+      if (events.decode(message) instanceof TaskCancelled cancelled) {
         runner.cancel(cancelled.taskId());
       }
     } catch (InvalidEventException notAnEvent) {

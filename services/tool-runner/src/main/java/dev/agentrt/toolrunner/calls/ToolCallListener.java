@@ -1,17 +1,17 @@
 package dev.agentrt.toolrunner.calls;
 
 import dev.agentrt.events.ToolCallRequested;
-import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.IncomingEvents;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.springframework.kafka.annotation.KafkaListener;
+import java.util.function.Consumer;
+import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
 
 /**
  * A requested tool call is claimed here and run in the background; the listener returns at once.
+ * Bound to {@code agentrt.tool-calls} as {@code toolCallRequests-in-0} (application.yml).
  */
-@Component
-class ToolCallListener {
+@Component("toolCallRequests")
+class ToolCallListener implements Consumer<Message<byte[]>> {
 
   private final IncomingEvents events;
   private final ToolCallRunner runner;
@@ -21,9 +21,9 @@ class ToolCallListener {
     this.runner = runner;
   }
 
-  @KafkaListener(topics = Topics.TOOL_CALLS)
-  void on(ConsumerRecord<String, byte[]> record) {
-    if (events.decode(record) instanceof ToolCallRequested requested) {
+  @Override
+  public void accept(Message<byte[]> message) {
+    if (events.decode(message) instanceof ToolCallRequested requested) {
       runner.onRequested(requested);
     }
   }

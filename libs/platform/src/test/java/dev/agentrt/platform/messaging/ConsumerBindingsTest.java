@@ -1,0 +1,204 @@
+package dev.agentrt.platform.messaging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.agentrt.events.ChatMessageAdded;
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.Topics;
+import dev.agentrt.platform.outbox.OutboxEntry;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Queue;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.kafka.support.KafkaHeaders;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import org.springframework.messaging.Message;
+
+/**
+ * A consumer binding with the platform's defaults (agentrt-platform.yml) on a real KRaft broker:
+ * what its function cannot handle is retried as the binding says, then dead-lettered with its
+ * reason and origin, and the partition moves on.
+ */
+class ConsumerBindingsTest {
+
+  private static final String GROUP = "binding-test";
+
+  /** Attempts per record key, counted before decoding. */
+  private static final Map<String, AtomicInteger> ATTEMPTS = new ConcurrentHashMap<>();
+
+  private static final Queue<String> HANDLED = new ConcurrentLinkedQueue<>();
+
+  private static EmbeddedKafkaKraftBroker kafka;
+  private static MongoServer mongoServer;
+  private static ConfigurableApplicationContext app;
+
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class App {
+
+    /** Fails while its chat id says so: {@code fails-2-…} twice, {@code fails-always-…} always. */
+    @Bean
+    Consumer<Message<byte[]>> chatMessages(IncomingEvents events) {
+      return message -> {
+        String key = (String) message.getHeaders().get(KafkaHeaders.RECEIVED_KEY);
+        int attempt = ATTEMPTS.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+        ChatMessageAdded added = (ChatMessageAdded) events.decode(message);
+        if (added.chatId().startsWith("fails-always-")
+            || (added.chatId().startsWith("fails-2-") && attempt <= 2)) {
+          throw new IllegalStateException("the store is down, attempt " + attempt);
+        }
+        HANDLED.add(added.chatId());
+      };
+    }
+  }
+
+  @BeforeAll
+  static void start() {
+    kafka = new EmbeddedKafkaKraftBroker(1, 1); // the platform creates the topics
+    kafka.afterPropertiesSet();
+    mongoServer = new MongoServer(new MemoryBackend());
+    app =
+        new SpringApplicationBuilder(App.class)
+            .run(
+                "--spring.application.name=" + GROUP,
+                "--spring.config.import=classpath:agentrt-platform.yml",
+                "--spring.main.web-application-type=none",
+                "--spring.kafka.bootstrap-servers=" + kafka.getBrokersAsString(),
+                "--spring.mongodb.uri=mongodb://127.0.0.1:"
+                    + mongoServer.bind().getPort()
+                    + "/agentrt",
+                "--spring.cloud.function.definition=chatMessages",
+                "--spring.cloud.stream.bindings.chatMessages-in-0.destination="
+                    + Topics.CHAT_MESSAGES,
+                // fewer and shorter retries than the shared 8 attempts from 200 ms
+                "--spring.cloud.stream.bindings.chatMessages-in-0.consumer.max-attempts=3",
+                "--spring.cloud.stream.bindings.chatMessages-in-0.consumer.back-off-initial-interval=10",
+                "--spring.cloud.stream.bindings.chatMessages-in-0.consumer.back-off-max-interval=20");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (app != null) {
+      app.close();
+    }
+    mongoServer.shutdownNow();
+    kafka.destroy();
+  }
+
+  @Test
+  void aRecordThatIsNotAnEventIsDeadLetteredAtOnceAndTheEventsAfterItAreHandled() throws Exception {
+    String chatId = "chat-" + UUID.randomUUID();
+    RecordMetadata at = send(chatId, "{}".getBytes(StandardCharsets.UTF_8), new RecordHeaders());
+    send(chatId, event(chatId));
+
+    ConsumerRecord<String, byte[]> letter = deadLetter(chatId);
+    assertThat(text(letter, KafkaHeaders.DLT_EXCEPTION_MESSAGE))
+        .contains("not a CloudEvent in binary mode")
+        .doesNotContain("\tat ");
+    assertThat(text(letter, KafkaHeaders.DLT_EXCEPTION_CAUSE_FQCN))
+        .isEqualTo("dev.agentrt.events.InvalidEventException");
+    assertThat(text(letter, KafkaHeaders.DLT_ORIGINAL_CONSUMER_GROUP)).isEqualTo(GROUP);
+    assertThat(text(letter, KafkaHeaders.DLT_ORIGINAL_TOPIC)).isEqualTo(Topics.CHAT_MESSAGES);
+    assertThat(ByteBuffer.wrap(bytes(letter, KafkaHeaders.DLT_ORIGINAL_PARTITION)).getInt())
+        .isEqualTo(at.partition());
+    assertThat(ByteBuffer.wrap(bytes(letter, KafkaHeaders.DLT_ORIGINAL_OFFSET)).getLong())
+        .isEqualTo(at.offset());
+    assertThat(letter.value()).isEqualTo("{}".getBytes(StandardCharsets.UTF_8));
+    await().atMost(Duration.ofSeconds(30)).until(() -> HANDLED.contains(chatId));
+    assertThat(ATTEMPTS.get(chatId)).as("the poison once, then the event").hasValue(2);
+  }
+
+  /** Binary mode needs only the {@code ce_*} headers; {@code content-type} is optional. */
+  @Test
+  void anEventWithoutContentTypeIsHandled() throws Exception {
+    String chatId = "chat-" + UUID.randomUUID();
+    ProducerRecord<String, byte[]> event = event(chatId);
+    event.headers().remove("content-type");
+    send(chatId, event);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> HANDLED.contains(chatId));
+  }
+
+  @Test
+  void aFailureThatPassesIsRetriedUntilHandled() throws Exception {
+    String chatId = "fails-2-" + UUID.randomUUID();
+    send(chatId, event(chatId));
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> HANDLED.contains(chatId));
+    assertThat(ATTEMPTS.get(chatId)).as("two failures, then handled").hasValue(3);
+  }
+
+  @Test
+  void aFailureThatLastsIsDeadLetteredAfterTheBindingsAttempts() throws Exception {
+    String chatId = "fails-always-" + UUID.randomUUID();
+    send(chatId, event(chatId));
+
+    ConsumerRecord<String, byte[]> letter = deadLetter(chatId);
+    assertThat(ATTEMPTS.get(chatId)).hasValue(3);
+    assertThat(text(letter, KafkaHeaders.DLT_EXCEPTION_MESSAGE))
+        .contains("the store is down, attempt 3");
+    assertThat(text(letter, KafkaHeaders.DLT_ORIGINAL_CONSUMER_GROUP)).isEqualTo(GROUP);
+    assertThat(HANDLED).doesNotContain(chatId);
+  }
+
+  private static ProducerRecord<String, byte[]> event(String chatId) {
+    ChatMessageAdded added =
+        new ChatMessageAdded(
+            UUID.randomUUID().toString(), Instant.now(), chatId, "m-1", "user", null);
+    return app.getBean(EventPublisher.class).record(OutboxEntry.of(added, new EventCodec()));
+  }
+
+  private static RecordMetadata send(String key, byte[] value, RecordHeaders headers)
+      throws Exception {
+    return send(key, new ProducerRecord<>(Topics.CHAT_MESSAGES, null, key, value, headers));
+  }
+
+  private static RecordMetadata send(String key, ProducerRecord<String, byte[]> record)
+      throws Exception {
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", kafka.getBrokersAsString()),
+            new StringSerializer(),
+            new ByteArraySerializer())) {
+      return producer.send(record).get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private static ConsumerRecord<String, byte[]> deadLetter(String key) {
+    return DeadLetterTopic.deadLetter(kafka.getBrokersAsString(), key);
+  }
+
+  private static byte[] bytes(ConsumerRecord<String, byte[]> record, String header) {
+    return DeadLetterTopic.bytes(record, header);
+  }
+
+  private static String text(ConsumerRecord<String, byte[]> record, String header) {
+    return DeadLetterTopic.text(record, header);
+  }
+}
