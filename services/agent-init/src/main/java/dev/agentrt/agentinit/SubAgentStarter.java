@@ -20,6 +20,7 @@ import dev.agentrt.store.SubAgentIds;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import java.time.Clock;
 import java.time.Duration;
@@ -229,7 +230,7 @@ class SubAgentStarter {
     OutboxEntry failed =
         OutboxEntry.of(
             new TaskFailed(
-                Ids.derived(created.taskId(), "unknown-agent"),
+                TaskEventIds.unknownAgent(created.taskId()),
                 now,
                 created.taskId(),
                 created.chatId(),

@@ -1,9 +1,9 @@
 package dev.agentrt.agentinit;
 
 import dev.agentrt.events.TaskCreated;
-import dev.agentrt.store.Ids;
 import dev.agentrt.store.StaleTasks;
 import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import java.time.Clock;
 import java.util.List;
@@ -64,7 +64,7 @@ class UnstartedTaskSweep {
   static TaskCreated createdOf(Task task) {
     Task.Delegation delegation = task.delegation();
     return new TaskCreated(
-        Ids.derived(task.id(), "created"),
+        TaskEventIds.created(task.id()),
         task.createdAt(),
         task.id(),
         task.chatId(),

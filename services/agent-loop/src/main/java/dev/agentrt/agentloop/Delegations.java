@@ -20,6 +20,7 @@ import dev.agentrt.store.SubAgentIds;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import java.time.Clock;
 import java.time.Instant;
@@ -176,7 +177,7 @@ class Delegations {
     String taskId = childTaskId(toolCallId);
     TaskCreated created =
         new TaskCreated(
-            Ids.derived(taskId, "created"),
+            TaskEventIds.created(taskId),
             now,
             taskId,
             caller.chatId(),

@@ -25,6 +25,7 @@ import dev.agentrt.store.SubAgentIds;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
@@ -224,7 +225,7 @@ class OutcomeRecorder {
             TaskStatus.waiting,
             new Update(),
             new TaskWaiting(
-                Ids.derived(answer.id(), "waiting"),
+                TaskEventIds.waiting(answer.id()),
                 clock.instant(),
                 subAgent.taskId(),
                 subAgent.chatId(),
@@ -239,7 +240,7 @@ class OutcomeRecorder {
             TaskStatus.success,
             new Update().set("result", finalAnswer.answer()).unset("error"),
             new TaskCompleted(
-                Ids.derived(answer.id(), "completed"),
+                TaskEventIds.completed(answer.id()),
                 clock.instant(),
                 subAgent.taskId(),
                 subAgent.chatId(),
@@ -364,7 +365,7 @@ class OutcomeRecorder {
         TaskStatus.failed,
         new Update().set("error", error),
         new TaskFailed(
-            Ids.derived(messageId, "failed"),
+            TaskEventIds.failed(messageId),
             now,
             subAgent.taskId(),
             subAgent.chatId(),

@@ -6,6 +6,7 @@ import dev.agentrt.store.Ids;
 import dev.agentrt.store.StaleTasks;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import java.time.Clock;
 import java.time.Instant;
@@ -99,19 +100,19 @@ class MissingAnswerSweep {
       case cancelled ->
           Optional.of(
               new TaskOutcome.Failed(
-                  Ids.derived(task.id(), "cancelled"), task.id(), task.chatId(), CANCELLED));
+                  TaskEventIds.cancelled(task.id()), task.id(), task.chatId(), CANCELLED));
       case failed ->
           task.subAgentId() == null
-              ? Optional.of(failed(task, Ids.derived(task.id(), "unknown-agent")))
+              ? Optional.of(failed(task, TaskEventIds.unknownAgent(task.id())))
               : last(task, SubAgentMessage.SYSTEM)
                   .filter(m -> !m.id().equals(Ids.derived(task.id(), "system-prompt")))
-                  .map(failure -> failed(task, Ids.derived(failure.id(), "failed")));
+                  .map(failure -> failed(task, TaskEventIds.failed(failure.id())));
       case success ->
           last(task, SubAgentMessage.ASSISTANT)
               .map(
                   answer ->
                       new TaskOutcome.Succeeded(
-                          Ids.derived(answer.id(), "completed"),
+                          TaskEventIds.completed(answer.id()),
                           task.id(),
                           task.chatId(),
                           task.result() == null ? "" : task.result()));

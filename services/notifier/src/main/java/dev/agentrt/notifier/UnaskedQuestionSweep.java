@@ -8,6 +8,7 @@ import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.StaleTasks;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import java.time.Clock;
 import java.util.List;
@@ -29,8 +30,8 @@ import tools.jackson.databind.json.JsonMapper;
  * longer than the listener retries (about 15 s), or never handled. For a task {@code waiting}
  * longer than {@code agentrt.notifier.sweep-grace}, the event is read back from what the agent loop
  * stored with it — its sub-agent's last assistant message, the {@code ask_user} call — with the id
- * the loop gave it ({@code Ids.derived(answerId, "waiting")}, agent-loop {@code OutcomeRecorder});
- * if the chat has no question of that id, the listener's own handling posts it. The question's id
+ * the loop gave it ({@code TaskEventIds.waiting(answerId)}, agent-loop {@code OutcomeRecorder}); if
+ * the chat has no question of that id, the listener's own handling posts it. The question's id
  * derives from the event's, so the event arriving later, a replay, or another notifier posts
  * nothing more.
  */
@@ -108,7 +109,7 @@ class UnaskedQuestionSweep {
         .map(
             call ->
                 new TaskWaiting(
-                    Ids.derived(last.id(), "waiting"),
+                    TaskEventIds.waiting(last.id()),
                     last.createdAt(),
                     task.id(),
                     task.chatId(),

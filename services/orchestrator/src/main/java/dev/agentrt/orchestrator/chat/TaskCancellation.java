@@ -5,12 +5,12 @@ import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Collections;
-import dev.agentrt.store.Ids;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentCancellation;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.ToolCall;
 import java.time.Clock;
@@ -80,7 +80,7 @@ class TaskCancellation {
     OutboxEntry cancelled =
         OutboxEntry.of(
             new TaskCancelled(
-                Ids.derived(taskId, "cancelled"),
+                TaskEventIds.cancelled(taskId),
                 now,
                 taskId,
                 task.chatId(),

@@ -24,6 +24,7 @@ import dev.agentrt.store.SubAgentConversations.NewMessage;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.UsageCounter;
@@ -375,7 +376,7 @@ class Orchestrator {
     Instant now = clock.instant();
     TaskCreated created =
         new TaskCreated(
-            Ids.derived(taskId, "created"),
+            TaskEventIds.created(taskId),
             now,
             taskId,
             message.chatId(),
