@@ -34,9 +34,10 @@ public record SubAgent(
   /**
    * When a message was last added to the conversation, kept until the agent loop has looked at the
    * conversation since: set with each message's place ({@code SubAgentConversations}), removed by
-   * the agent loop as it takes a turn or finds nothing to do. A sub-agent that keeps it long had
-   * the event announcing its message lost (dead-lettered during an outage), and a sweep looks
-   * again. Only queries use it: it is not read into this record.
+   * the agent loop as it takes a turn, or by its sweep after a look. A sub-agent without a turn
+   * that keeps it for a lease's time had the event announcing its message lost (dead-lettered
+   * during an outage), or was waiting for nothing the loop does: the sweep looks once. Only queries
+   * use it: it is not read into this record.
    */
   public static final String UNLOOKED_SINCE = "unlookedSince";
 
