@@ -191,11 +191,7 @@ class AgentLoop {
 
   /** Sub-agents whose turn's lease expired: their worker died mid-turn, or let go of it. */
   List<String> expiredTurns() {
-    Query expired =
-        Query.query(
-            Criteria.where("status").is(SubAgentStatus.active).andOperator(turns.expired()));
-    expired.limit(SWEEP_BATCH);
-    return mongo.find(expired, SubAgent.class).stream().map(SubAgent::id).toList();
+    return activeWhere(turns.expired());
   }
 
   /**
@@ -204,16 +200,11 @@ class AgentLoop {
    * it dead-letters one, so the event that announced the message was lost.
    */
   List<String> unlookedMessages() {
-    Query unlooked =
-        Query.query(
-            Criteria.where("status")
-                .is(SubAgentStatus.active)
-                .and("turn")
-                .is(null)
-                .and(SubAgent.UNLOOKED_SINCE)
-                .lt(clock.instant().minus(turns.duration())));
-    unlooked.limit(SWEEP_BATCH);
-    return mongo.find(unlooked, SubAgent.class).stream().map(SubAgent::id).toList();
+    return activeWhere(
+        Criteria.where("turn")
+            .is(null)
+            .and(SubAgent.UNLOOKED_SINCE)
+            .lt(clock.instant().minus(turns.duration())));
   }
 
   /**
@@ -235,11 +226,15 @@ class AgentLoop {
 
   /** Active sub-agents whose run's deadline has passed. */
   List<String> overdueRuns() {
-    Query overdue =
-        Query.query(
-            Criteria.where("status").is(SubAgentStatus.active).and("deadline").lt(clock.instant()));
-    overdue.limit(SWEEP_BATCH);
-    return mongo.find(overdue, SubAgent.class).stream().map(SubAgent::id).toList();
+    return activeWhere(Criteria.where("deadline").lt(clock.instant()));
+  }
+
+  /** The ids of up to {@link #SWEEP_BATCH} active sub-agents that also match {@code which}. */
+  private List<String> activeWhere(Criteria which) {
+    Query active =
+        Query.query(Criteria.where("status").is(SubAgentStatus.active).andOperator(which));
+    active.limit(SWEEP_BATCH);
+    return mongo.find(active, SubAgent.class).stream().map(SubAgent::id).toList();
   }
 
   /**
