@@ -1,5 +1,9 @@
 package dev.agentrt.orchestrator.decision;
 
+import static dev.agentrt.orchestrator.decision.MessageOutcomes.ANSWER;
+import static dev.agentrt.orchestrator.decision.MessageOutcomes.FOLLOW_UP;
+import static dev.agentrt.orchestrator.decision.MessageOutcomes.TASK;
+
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.agents.ToolCatalog;
@@ -67,12 +71,6 @@ import org.springframework.stereotype.Component;
  */
 @Component
 class Orchestrator {
-
-  /** Purposes of the ids derived from the person's message. */
-  static final String ANSWER = "answer";
-
-  static final String TASK = "task";
-  static final String FOLLOW_UP = "follow-up";
 
   private static final List<SubAgentStatus> WAKEABLE_SUB_AGENT =
       List.of(SubAgentStatus.completed, SubAgentStatus.waiting_for_user);

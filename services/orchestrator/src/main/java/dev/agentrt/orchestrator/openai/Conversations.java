@@ -1,6 +1,7 @@
 package dev.agentrt.orchestrator.openai;
 
 import dev.agentrt.orchestrator.chat.ChatAccess;
+import dev.agentrt.orchestrator.decision.MessageOutcomes;
 import dev.agentrt.orchestrator.openai.Fingerprint.Turn;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
@@ -34,6 +35,7 @@ class Conversations {
   static final String COLLECTION = "openai_conversations";
 
   private final MongoTemplate mongo;
+  private final MessageOutcomes outcomes;
   private final Duration replyTimeout;
   private final Duration pollInterval;
   private final Clock clock = Clock.systemUTC();
@@ -43,6 +45,7 @@ class Conversations {
       @Value("${agentrt.openai.reply-timeout:120s}") Duration replyTimeout,
       @Value("${agentrt.openai.poll-interval:100ms}") Duration pollInterval) {
     this.mongo = mongo;
+    this.outcomes = new MessageOutcomes(mongo);
     this.replyTimeout = replyTimeout;
     this.pollInterval = pollInterval;
   }
@@ -63,10 +66,11 @@ class Conversations {
   record Known(String id, String chatId) {}
 
   /**
-   * The chat's first assistant message stored after the person's message, waiting for it at most
-   * the reply timeout. The orchestrator writes no chat message when it starts or wakes a task, so
-   * this is the direct answer, or the task's final answer or question (with its {@code taskId}).
-   * The reply's conversation is remembered, so a client that resends it continues this chat.
+   * The chat's reply to the person's message, waiting for it at most the reply timeout: the
+   * orchestrator's direct answer, or else the first message of the task the message started or woke
+   * (its final answer or its question, with its {@code taskId}). The answer to an earlier message,
+   * or another task's, stored meanwhile is not this message's reply. The reply's conversation is
+   * remembered, so a client that resends it continues this chat.
    */
   Optional<ChatMessage> awaitReply(ChatMessage question) throws InterruptedException {
     try {
@@ -84,21 +88,20 @@ class Conversations {
   /** {@link #awaitReply(ChatMessage)}, calling {@code whileWaiting} before each look. */
   Optional<ChatMessage> awaitReply(ChatMessage question, WhileWaiting whileWaiting)
       throws InterruptedException, IOException {
-    Instant after = question.createdAt().truncatedTo(ChronoUnit.MILLIS); // as stored
-    Query firstReply =
-        Query.query(
-                Criteria.where("chatId")
-                    .is(question.chatId())
-                    .and("role")
-                    .is(ChatMessage.ASSISTANT)
-                    .and("createdAt")
-                    .gte(after))
-            .with(Sort.by("createdAt", "_id"))
-            .limit(1);
     long deadline = System.nanoTime() + replyTimeout.toNanos();
+    String taskId = null;
     while (true) {
       whileWaiting.tick();
-      ChatMessage reply = mongo.findOne(firstReply, ChatMessage.class);
+      Optional<ChatMessage> direct = outcomes.directAnswer(question.id());
+      if (direct.isPresent()) {
+        remember(direct.get());
+        return direct;
+      }
+      if (taskId == null) {
+        taskId = outcomes.taskId(question.id()).orElse(null);
+      }
+      ChatMessage reply =
+          taskId == null ? null : mongo.findOne(taskReply(question, taskId), ChatMessage.class);
       if (reply != null) {
         remember(reply);
         return Optional.of(reply);
@@ -108,6 +111,22 @@ class Conversations {
       }
       Thread.sleep(pollInterval);
     }
+  }
+
+  /** The task's first message in the chat after the person's message. */
+  private static Query taskReply(ChatMessage question, String taskId) {
+    Instant after = question.createdAt().truncatedTo(ChronoUnit.MILLIS); // as stored
+    return Query.query(
+            Criteria.where("chatId")
+                .is(question.chatId())
+                .and("role")
+                .is(ChatMessage.ASSISTANT)
+                .and("taskId")
+                .is(taskId)
+                .and("createdAt")
+                .gte(after))
+        .with(Sort.by("createdAt", "_id"))
+        .limit(1);
   }
 
   private void remember(ChatMessage reply) {

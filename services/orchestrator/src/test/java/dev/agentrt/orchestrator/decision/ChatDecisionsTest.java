@@ -135,7 +135,7 @@ class ChatDecisionsTest {
     assertThat(startedTask(first)).isTrue();
     assertThat(contextSeenBy("and Pulsar"))
         .as("the second decision sees the task the first started")
-        .contains(Ids.derived(first.id(), Orchestrator.TASK));
+        .contains(Ids.derived(first.id(), MessageOutcomes.TASK));
     assertThat(answered(second)).isTrue();
     assertThat(answered(third)).isTrue();
     assertThat(threads.started()).isEqualTo(1);
@@ -250,7 +250,7 @@ class ChatDecisionsTest {
     assertThat(attempts).hasValue(ChatDecisions.MAX_ATTEMPTS);
     assertThat(
             mongo
-                .findById(Ids.derived(broken.id(), Orchestrator.ANSWER), ChatMessage.class)
+                .findById(Ids.derived(broken.id(), MessageOutcomes.ANSWER), ChatMessage.class)
                 .content())
         .isEqualTo(Decider.APOLOGY);
     assertThat(decided).containsExactly("Hello");
@@ -314,12 +314,12 @@ class ChatDecisionsTest {
   }
 
   private static boolean answered(ChatMessage message) {
-    return mongo.findById(Ids.derived(message.id(), Orchestrator.ANSWER), ChatMessage.class)
+    return mongo.findById(Ids.derived(message.id(), MessageOutcomes.ANSWER), ChatMessage.class)
         != null;
   }
 
   private static boolean startedTask(ChatMessage message) {
-    return mongo.findById(Ids.derived(message.id(), Orchestrator.TASK), Task.class) != null;
+    return mongo.findById(Ids.derived(message.id(), MessageOutcomes.TASK), Task.class) != null;
   }
 
   private static List<String> awaitingDecision() {

@@ -24,14 +24,18 @@ import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
+import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.testing.InMemoryMongo;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
@@ -67,6 +71,9 @@ class OpenAiControllerTest {
   /** The reply the "pipeline" stores for a person's message; null: none ever comes. */
   private Function<String, @Nullable String> replies = content -> "You said: " + content;
 
+  /** What else the "pipeline" stores when a person's message is published, before its reply. */
+  private Consumer<ChatMessage> alsoStored = question -> {};
+
   private final SettableClock clock = new SettableClock();
   private StreamSlots slots;
   private MockMvc http;
@@ -101,6 +108,7 @@ class OpenAiControllerTest {
                         .with(Sort.by(Sort.Direction.DESC, "createdAt", "_id"))
                         .limit(1),
                     ChatMessage.class);
+            alsoStored.accept(question);
             String reply = replies.apply(question.content());
             if (reply != null) {
               mongo.insert(
@@ -298,6 +306,57 @@ class OpenAiControllerTest {
     assertThat(body.path("usage").path("total_tokens").asLong()).isEqualTo(18);
     Chat chat = mongo.findById(reply.chatId(), Chat.class);
     assertThat(chat.title()).isEqualTo("Hello");
+  }
+
+  @Test
+  void theReplyIsTheAnswerOfTheTaskTheMessageStartedNotAnEarlierMessagesAnswer() throws Exception {
+    replies = content -> null;
+    alsoStored =
+        question -> {
+          Instant after = question.createdAt().truncatedTo(ChronoUnit.MILLIS);
+          mongo.insert(
+              assistant(
+                  Ids.derived("an earlier message", "answer"),
+                  question,
+                  null,
+                  "Late answer to the earlier message",
+                  after.plusMillis(1)));
+          mongo.insert(
+              assistant(
+                  Ids.fresh(),
+                  question,
+                  "another-task",
+                  "Another task's answer",
+                  after.plusMillis(2)));
+          String taskId = Ids.derived(question.id(), "task");
+          mongo.insert(
+              new Task(
+                  taskId,
+                  question.chatId(),
+                  "agent",
+                  "researcher",
+                  "Research Kafka",
+                  TaskStatus.success,
+                  null,
+                  "done",
+                  null,
+                  after,
+                  after,
+                  List.of()));
+          mongo.insert(
+              assistant(
+                  Ids.fresh(), question, taskId, "The researcher's answer", after.plusMillis(3)));
+        };
+
+    http.perform(completion(messages("user", "Research Kafka"), false))
+        .andExpect(status().isOk())
+        .andExpect(jsonPath("$.choices[0].message.content").value("The researcher's answer"));
+  }
+
+  private static ChatMessage assistant(
+      String id, ChatMessage question, @Nullable String taskId, String content, Instant at) {
+    return new ChatMessage(
+        id, question.chatId(), ChatMessage.ASSISTANT, content, taskId, at, List.of());
   }
 
   @Test

@@ -1,0 +1,56 @@
+package dev.agentrt.orchestrator.decision;
+
+import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Ids;
+import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentMessage;
+import dev.agentrt.store.Task;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.data.mongodb.core.MongoTemplate;
+
+/**
+ * What a person's message led to, found by the ids its decision derives from the message's id: the
+ * orchestrator's direct answer (or apology), or the task it started or woke. Nothing is found while
+ * the message awaits its decision.
+ */
+public final class MessageOutcomes {
+
+  /** Purposes of the ids derived from the person's message. */
+  static final String ANSWER = "answer";
+
+  static final String TASK = "task";
+  static final String FOLLOW_UP = "follow-up";
+
+  private final MongoTemplate mongo;
+
+  public MessageOutcomes(MongoTemplate mongo) {
+    this.mongo = mongo;
+  }
+
+  /** The orchestrator's own answer to the message, if it answered it directly. */
+  public Optional<ChatMessage> directAnswer(String messageId) {
+    return Optional.ofNullable(mongo.findById(Ids.derived(messageId, ANSWER), ChatMessage.class));
+  }
+
+  /**
+   * The id of the task the message started, or of the task whose sub-agent it woke (a follow-up, or
+   * the answer to a sub-agent's question).
+   */
+  public Optional<String> taskId(String messageId) {
+    Task started = mongo.findById(Ids.derived(messageId, TASK), Task.class);
+    if (started != null) {
+      return Optional.of(started.id());
+    }
+    for (String purpose : List.of(ANSWER, FOLLOW_UP)) {
+      SubAgentMessage sent = mongo.findById(Ids.derived(messageId, purpose), SubAgentMessage.class);
+      if (sent != null) {
+        SubAgent woken = mongo.findById(sent.subAgentId(), SubAgent.class);
+        if (woken != null) {
+          return Optional.of(woken.taskId());
+        }
+      }
+    }
+    return Optional.empty();
+  }
+}
