@@ -90,7 +90,7 @@ public class SubAgentConversations {
 
   /** {@link #appendIfAbsent(SubAgent, NewMessage, Instant)} knowing only the sub-agent's ids. */
   public Appended appendIfAbsent(SubAgentIds subAgent, NewMessage message, Instant now) {
-    SubAgent counted = takeSeq(Criteria.where("_id").is(subAgent.subAgentId()));
+    SubAgent counted = takeSeq(Criteria.where("_id").is(subAgent.subAgentId()), now);
     if (counted == null) {
       throw new IllegalStateException("no sub-agent " + subAgent.subAgentId());
     }
@@ -102,11 +102,12 @@ public class SubAgentConversations {
    * for what it must not append once it stopped (cancelled, failed by a limit, done), and must not
    * act on either. The check and the taking are one write.
    *
+   * @param now when the message is appended: the sub-agent is unlooked at since then
    * @return the {@code seq} for {@link #insertAt}; empty when the sub-agent is not active
    */
-  public OptionalLong takeSeqWhileActive(String subAgentId) {
+  public OptionalLong takeSeqWhileActive(String subAgentId, Instant now) {
     SubAgent counted =
-        takeSeq(Criteria.where("_id").is(subAgentId).and("status").is(SubAgentStatus.active));
+        takeSeq(Criteria.where("_id").is(subAgentId).and("status").is(SubAgentStatus.active), now);
     return counted == null ? OptionalLong.empty() : OptionalLong.of(counted.messageCount());
   }
 
@@ -145,10 +146,10 @@ public class SubAgentConversations {
    * Counts one more message on the sub-agent the criteria match, and marks it as not yet looked at
    * ({@link SubAgent#UNLOOKED_SINCE}): the counted sub-agent, or null.
    */
-  private @Nullable SubAgent takeSeq(Criteria subAgent) {
+  private @Nullable SubAgent takeSeq(Criteria subAgent, Instant now) {
     return mongo.findAndModify(
         Query.query(subAgent),
-        new Update().inc("messageCount", 1).set(SubAgent.UNLOOKED_SINCE, Instant.now()),
+        new Update().inc("messageCount", 1).set(SubAgent.UNLOOKED_SINCE, now),
         FindAndModifyOptions.options().returnNew(true),
         SubAgent.class);
   }

@@ -166,7 +166,7 @@ class SubAgentStarter {
    */
   private Optional<SubAgentMessage> appendWhileActive(
       SubAgent subAgent, NewMessage message, Instant now) {
-    OptionalLong seq = conversations.takeSeqWhileActive(subAgent.id());
+    OptionalLong seq = conversations.takeSeqWhileActive(subAgent.id(), now);
     if (seq.isEmpty()) {
       return Optional.empty();
     }

@@ -102,11 +102,11 @@ class OutcomeRecorder {
    */
   Optional<SubAgentMessage> storeAnswer(
       SubAgent subAgent, long answeredSeq, ModelReply reply, @Nullable String model) {
-    OptionalLong seq = conversations.takeSeqWhileActive(subAgent.id());
+    Instant now = clock.instant();
+    OptionalLong seq = conversations.takeSeqWhileActive(subAgent.id(), now);
     if (seq.isEmpty()) {
       return Optional.empty();
     }
-    Instant now = clock.instant();
     String messageId = answerId(subAgent.id(), answeredSeq);
     List<RequestedToolCall> calls = callsToRecord(reply);
     List<OutboxEntry> events = new ArrayList<>();

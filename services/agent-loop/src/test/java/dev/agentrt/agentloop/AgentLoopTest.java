@@ -911,7 +911,7 @@ class AgentLoopTest {
         SubAgent.class);
     conversations.insertAt(
         SubAgentIds.of(subAgent),
-        conversations.takeSeqWhileActive(subAgent.id()).orElseThrow(),
+        conversations.takeSeqWhileActive(subAgent.id(), Instant.now()).orElseThrow(),
         new NewMessage(
             OutcomeRecorder.answerId(subAgent.id(), answered),
             SubAgentMessage.ASSISTANT,

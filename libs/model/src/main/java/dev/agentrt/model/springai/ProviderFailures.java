@@ -78,10 +78,13 @@ final class ProviderFailures {
       case AnthropicIoException e -> io(model, e);
       case OpenAIInvalidDataException e -> malformed(model, e);
       case AnthropicInvalidDataException e -> malformed(model, e);
-      case OpenAIRetryableException e -> new ModelException(model + ": " + e.getMessage(), true, e);
+      case OpenAIRetryableException e ->
+          new ModelException(model + ": " + shortened(e.getMessage()), true, e);
       case AnthropicRetryableException e ->
-          new ModelException(model + ": " + e.getMessage(), true, e);
-      default -> new ModelException(model + ": the request failed: " + failure, false, failure);
+          new ModelException(model + ": " + shortened(e.getMessage()), true, e);
+      default ->
+          new ModelException(
+              model + ": the request failed: " + shortened(failure.toString()), false, failure);
     };
   }
 
@@ -165,7 +168,8 @@ final class ProviderFailures {
     for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
       timeout |= cause instanceof InterruptedIOException || cause instanceof HttpTimeoutException;
     }
-    String what = timeout ? "timed out" : "connection failed: " + rootCause(failure).getMessage();
+    String what =
+        timeout ? "timed out" : "connection failed: " + shortened(rootCause(failure).getMessage());
     return new ModelException(model + ": " + what, true, failure);
   }
 
