@@ -3,6 +3,7 @@ package dev.agentrt.agentinit;
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.platform.outbox.Outbox;
@@ -47,10 +48,14 @@ import org.springframework.stereotype.Component;
  * cancellation: the messages are written only after the task moved {@code created → running} for
  * this sub-agent, and only while the sub-agent is {@code active}. A task cancelled first cannot be
  * linked, and its sub-agent, if this start had made it already, is cancelled here; a task cancelled
- * after it was linked has its sub-agent cancelled by the cancellation, which then finds it.
+ * after it was linked has its sub-agent cancelled by the cancellation, which then finds it. A child
+ * task ({@code message_agent}) whose caller ended before it started is cancelled instead.
  */
 @Component
 class SubAgentStarter {
+
+  private static final List<TaskStatus> LIVE =
+      List.of(TaskStatus.created, TaskStatus.running, TaskStatus.waiting);
 
   private final MongoTemplate mongo;
   private final SubAgentConversations conversations;
@@ -88,6 +93,10 @@ class SubAgentStarter {
     Task task = mongo.findById(created.taskId(), Task.class);
     if (task == null || (task.status() != TaskStatus.created && task.subAgentId() == null)) {
       return; // cancelled (or ended) before it started: it never will
+    }
+    if (task.status() == TaskStatus.created && callerEnded(task)) {
+      cancelUnstarted(task, now);
+      return;
     }
     SubAgent subAgent = subAgentOf(created, task, now);
     if (!claim(created.taskId(), subAgent, now)) {
@@ -133,6 +142,47 @@ class SubAgentStarter {
         RunLedger.data("agent", subAgent.agent(), "task", created.instruction()));
     outbox.publish(
         Collections.SUB_AGENT_MESSAGES, instruction.get().id(), instruction.get().outbox());
+  }
+
+  /**
+   * Whether the task is a child whose caller ended (cancelled, or failed by a limit) before it
+   * started. A cancellation of the caller marks it first and looks for its children after; the
+   * child was stored before this start reads its caller. So a child that the cancellation's look
+   * missed finds its caller cancelled here: no child outlives a cancelled caller.
+   */
+  private boolean callerEnded(Task task) {
+    if (task.delegation() == null) {
+      return false;
+    }
+    Task caller = mongo.findById(task.delegation().parentTaskId(), Task.class);
+    return caller == null || !LIVE.contains(caller.status());
+  }
+
+  /** Cancels a {@code created} task that will never start, with its {@code TaskCancelled}. */
+  private void cancelUnstarted(Task task, Instant now) {
+    OutboxEntry event =
+        OutboxEntry.of(
+            new TaskCancelled(
+                TaskEventIds.cancelled(task.id()),
+                now,
+                task.id(),
+                task.chatId(),
+                null,
+                "It had not started: the task that asked for it had ended."),
+            codec);
+    Task cancelledTask =
+        mongo.findAndModify(
+            Query.query(Criteria.where("_id").is(task.id()).and("status").is(TaskStatus.created)),
+            new Update()
+                .set("status", TaskStatus.cancelled)
+                .set("updatedAt", now)
+                .set("endedAt", now)
+                .push("outbox", event),
+            FindAndModifyOptions.options().returnNew(true),
+            Task.class);
+    if (cancelledTask != null) {
+      outbox.publishOrLeaveToRelay(Collections.TASKS, task.id(), cancelledTask.outbox());
+    }
   }
 
   /**

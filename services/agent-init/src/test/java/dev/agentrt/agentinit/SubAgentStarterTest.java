@@ -37,6 +37,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
@@ -172,6 +175,53 @@ class SubAgentStarterTest {
     assertThat(SubAgentStarter.limits(null, storedTask(null, null), now))
         .as("a task of the chat's own")
         .isNull();
+  }
+
+  @Test
+  void aChildWhoseCallerEndedBeforeItStartedIsCancelledAndNeverStarts() {
+    Task live = storedTask(null, null);
+    Task childOfLive = mongo.insert(childOf(live));
+    Task ended = storedTask(null, null);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(ended.id())),
+        Update.update("status", TaskStatus.cancelled),
+        Task.class);
+    Task childOfEnded = mongo.insert(childOf(ended));
+
+    starter.start(created(childOfLive));
+    starter.start(created(childOfEnded));
+    starter.start(created(childOfEnded)); // redelivered
+
+    assertThat(mongo.findById(childOfLive.id(), Task.class).status()).isEqualTo(TaskStatus.running);
+    Task cancelled = mongo.findById(childOfEnded.id(), Task.class);
+    assertThat(cancelled.status()).isEqualTo(TaskStatus.cancelled);
+    assertThat(cancelled.subAgentId()).isNull();
+    assertThat(
+            mongo.count(
+                Query.query(Criteria.where("taskId").is(childOfEnded.id())), SubAgent.class))
+        .isZero();
+    await().until(() -> mongo.findById(childOfEnded.id(), Task.class).outbox().isEmpty());
+  }
+
+  private static Task childOf(Task caller) {
+    return new Task(
+        Ids.fresh(),
+        caller.chatId(),
+        Task.TYPE_AGENT,
+        "researcher",
+        "Research Kafka",
+        null,
+        TaskStatus.created,
+        null,
+        null,
+        null,
+        null,
+        caller.createdAt(),
+        caller.createdAt(),
+        List.of(),
+        new Task.Delegation(caller.id(), "caller-sub-agent", caller.id(), 1, "call", "call", null),
+        null,
+        null);
   }
 
   private static Task storedTask(@Nullable String model, @Nullable ChatLimits limits) {
