@@ -3,6 +3,7 @@ package dev.agentrt.orchestrator.security;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -18,9 +19,11 @@ import org.springframework.security.authentication.AuthenticationProvider;
 import org.springframework.security.authentication.ProviderManager;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.jwt.JwtDecoders;
 import org.springframework.security.oauth2.jwt.SupplierJwtDecoder;
+import org.springframework.security.oauth2.server.resource.InvalidBearerTokenException;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationProvider;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
 import org.springframework.security.oauth2.server.resource.web.BearerTokenResolver;
@@ -122,9 +125,10 @@ class SecurityConfiguration {
     if (oidc) {
       JwtAuthenticationProvider jwt = new JwtAuthenticationProvider(jwtDecoder.getObject());
       jwt.setJwtAuthenticationConverter(
-          token ->
-              new JwtAuthenticationToken(
-                  token, users.authorities(token.getSubject()), token.getSubject()));
+          token -> {
+            String user = jwtUser(token, properties.oidcAudience());
+            return new JwtAuthenticationToken(token, users.authorities(user), user);
+          });
       providers.add(jwt);
     }
     AuthenticationManager manager = new ProviderManager(providers);
@@ -136,6 +140,24 @@ class SecurityConfiguration {
                     .bearerTokenResolver(bearerTokens())
                     .authenticationManagerResolver(request -> manager))
         .build();
+  }
+
+  /**
+   * The user a valid JWT names: its subject. A token for another audience (another application of
+   * the same issuer) is refused when an audience is configured, and so is the subject {@code
+   * local}, which owns the chats of a stack without users.
+   */
+  static String jwtUser(Jwt token, @Nullable String audience) {
+    if (audience != null
+        && !audience.isBlank()
+        && (token.getAudience() == null || !token.getAudience().contains(audience))) {
+      throw new InvalidBearerTokenException("the token is not for the audience " + audience);
+    }
+    String subject = token.getSubject();
+    if (subject == null || subject.isBlank() || Users.LOCAL.equals(subject)) {
+      throw new InvalidBearerTokenException("the token names no usable subject");
+    }
+    return subject;
   }
 
   /**

@@ -13,6 +13,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     AGENTRT_API_KEYS_FILE})
  * @param oidcIssuerUri an OIDC issuer whose JWTs are accepted; the subject is the user ({@code
  *     AGENTRT_OIDC_ISSUER_URI})
+ * @param oidcAudience when set, a JWT must name it in {@code aud} ({@code AGENTRT_OIDC_AUDIENCE}),
+ *     so tokens the issuer made for other applications are refused
  * @param admins users who may read every chat ({@code AGENTRT_ADMINS})
  */
 @ConfigurationProperties("agentrt.security")
@@ -20,6 +22,7 @@ public record SecurityProperties(
     @Nullable String apiKeys,
     @Nullable String apiKeysFile,
     @Nullable String oidcIssuerUri,
+    @Nullable String oidcAudience,
     @Nullable List<String> admins) {
 
   public SecurityProperties {

@@ -50,7 +50,8 @@ class OidcUsersTest {
     orchestrator =
         RunningOrchestrator.start(
             context -> context.getBeanFactory().registerSingleton("jwtDecoder", decoder),
-            "--agentrt.security.oidc-issuer-uri=https://issuer.example/");
+            "--agentrt.security.oidc-issuer-uri=https://issuer.example/",
+            "--agentrt.security.oidc-audience=agentrt");
     http = HttpClient.newHttpClient();
   }
 
@@ -90,12 +91,31 @@ class OidcUsersTest {
     assertThat(none.statusCode()).isEqualTo(401);
   }
 
+  @Test
+  void aTokenForAnotherAudienceOrForTheLocalUserIsRefusedWith401() throws Exception {
+    HttpResponse<String> otherApp =
+        send("GET", "/api/chats", token(issuerKeys, "dave", "another-app"), null);
+    HttpResponse<String> local = send("GET", "/api/chats", token(issuerKeys, "local"), null);
+
+    assertThat(otherApp.statusCode()).isEqualTo(401);
+    assertThat(otherApp.headers().firstValue("WWW-Authenticate").orElse(""))
+        .contains("invalid_token");
+    assertThat(local.statusCode()).isEqualTo(401);
+    assertThat(send("GET", "/api/chats", token(issuerKeys, "dave"), null).statusCode())
+        .isEqualTo(200);
+  }
+
   private static String token(KeyPair keys, String subject) throws Exception {
+    return token(keys, subject, "agentrt");
+  }
+
+  private static String token(KeyPair keys, String subject, String audience) throws Exception {
     SignedJWT jwt =
         new SignedJWT(
             new JWSHeader(JWSAlgorithm.RS256),
             new JWTClaimsSet.Builder()
                 .subject(subject)
+                .audience(audience)
                 .issuer("https://issuer.example/")
                 .expirationTime(Date.from(Instant.now().plusSeconds(600)))
                 .build());
