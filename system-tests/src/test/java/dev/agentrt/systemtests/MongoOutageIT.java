@@ -68,8 +68,10 @@ class MongoOutageIT {
         .pollInterval(Duration.ofSeconds(1))
         .until(() -> stack.tasksEnded() == RUNS && stack.answers().size() >= RUNS);
     long seconds = Duration.ofNanos(System.nanoTime() - backAt).toSeconds();
-    int deadLetters =
-        new Topology(stack.kafka.bootstrapServers()).readAll(Topics.DEAD_LETTERS).size();
+    // Everything published has been consumed, so a late duplicate would be stored by now.
+    Topology topology = new Topology(stack.kafka.bootstrapServers());
+    await().atMost(AFTER_THE_OUTAGE).until(topology::consumersCaughtUp);
+    int deadLetters = topology.readAll(Topics.DEAD_LETTERS).size();
     System.out.printf(
         "MONGODB STOPPED %d s: tasks at the stop %s; %d runs ended %s, %d s after it was back;"
             + " %d dead letters, none replayed%n",
@@ -77,7 +79,9 @@ class MongoOutageIT {
 
     assertThat(stack.statuses()).as("how the runs ended").isEqualTo(Map.of("success", (long) RUNS));
     assertThat(stack.answersPerTask()).hasSize(RUNS).allSatisfy((t, n) -> assertThat(n).isOne());
-    assertThat(stack.toolResultsPerCall()).allSatisfy((c, n) -> assertThat(n).isOne());
+    assertThat(stack.toolResultsPerCall())
+        .hasSizeGreaterThanOrEqualTo(RUNS)
+        .allSatisfy((c, n) -> assertThat(n).isOne());
     assertThat(stack.services.allAlive()).isTrue();
   }
 }

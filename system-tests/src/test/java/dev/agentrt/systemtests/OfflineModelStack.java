@@ -132,9 +132,12 @@ final class OfflineModelStack implements AutoCloseable {
 
   @Override
   public void close() {
-    client.close();
-    services.close();
-    kafka.close();
-    mongo.close();
+    // Whatever one part throws, the parts after it are stopped too.
+    try (var m = mongo;
+        var k = kafka;
+        var s = services;
+        var c = client) {
+      // closed in reverse order: client, services, Kafka, MongoDB
+    }
   }
 }

@@ -77,9 +77,9 @@ final class Topology {
 
   /**
    * True when every consumer group of the services has consumed everything on its topics. The
-   * per-instance groups that only hear cancellations ({@code <service>-cancellations-<holder>})
-   * are left out: a stopped instance's group stays behind and falls behind for good, and doing
-   * nothing for what it missed is right for it.
+   * per-instance groups that only hear cancellations ({@code <service>-cancellations-<holder>}) are
+   * left out: a stopped instance's group stays behind and falls behind for good, and doing nothing
+   * for what it missed is right for it.
    */
   boolean consumersCaughtUp() {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
