@@ -1,5 +1,6 @@
 package dev.agentrt.model;
 
+import io.opentelemetry.context.Context;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -100,8 +101,10 @@ public final class ModelRetries {
       throw new ModelException("no time left for another model call", false);
     }
     PermitWait permitWait = new PermitWait();
+    // The call runs in this thread's trace: its span is the caller's child.
     FutureTask<ModelReply> call =
-        new FutureTask<>(() -> permitWait.during(() -> model.complete(request)));
+        new FutureTask<>(
+            Context.current().wrap(() -> permitWait.during(() -> model.complete(request))));
     long started = System.nanoTime();
     long deadlineNanos = nanos(untilDeadline);
     Thread.ofVirtual().name("model-call").start(call);

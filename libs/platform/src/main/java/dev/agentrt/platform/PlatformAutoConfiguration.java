@@ -9,6 +9,7 @@ import dev.agentrt.platform.messaging.ListenerErrorHandling;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxProperties;
 import dev.agentrt.platform.outbox.OutboxRelay;
+import io.micrometer.observation.ObservationPredicate;
 import java.time.Clock;
 import java.util.Map;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -23,6 +24,7 @@ import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.cloud.function.core.FunctionInvocationHelper;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.http.server.observation.ServerRequestObservationContext;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaTemplate;
@@ -115,6 +117,19 @@ public class PlatformAutoConfiguration {
   @Bean
   FunctionInvocationHelper<Message<?>> messagesAsTheyCame() {
     return new FunctionInvocationHelper<>() {};
+  }
+
+  /**
+   * What is not observed: the sweeps and the relay that run every second (a trace each, about
+   * nothing a person asked for; the work they take up continues its own trace from what it stored),
+   * and the health checks and scrapes of {@code /actuator}.
+   */
+  @Bean
+  ObservationPredicate notTheSweepsNorTheActuator() {
+    return (name, context) ->
+        !name.equals("tasks.scheduled.execution")
+            && !(context instanceof ServerRequestObservationContext request
+                && request.getCarrier().getRequestURI().startsWith("/actuator"));
   }
 
   /** Every topic of the catalog, created at start-up when missing (Boot's KafkaAdmin does it). */

@@ -1,6 +1,7 @@
 package dev.agentrt.store;
 
 import com.mongodb.client.result.UpdateResult;
+import io.opentelemetry.context.Context;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -167,19 +168,24 @@ public final class Leases {
 
   /**
    * Runs the work of a hold on the executor, as its worker: interrupted if the hold is lost or
-   * {@link #interrupt}ed. Lets go of the hold if the executor refuses (it is stopping).
+   * {@link #interrupt}ed. Lets go of the hold if the executor refuses (it is stopping). The work
+   * runs in the caller's context (its trace: the event that asked for the work, say).
    */
   public void run(String id, Executor executor, Runnable work) {
     Hold hold = held.get(id);
     if (hold == null) {
       return;
     }
+    // The trace goes with the work: the OpenTelemetry context, which an outbox entry the work
+    // makes records and a span it starts takes as its parent. Not the caller's observation: an
+    // observation's scope opened on two threads at once loses the first thread's context.
+    Runnable inContext = Context.current().wrap(work);
     try {
       executor.execute(
           () -> {
             hold.attach(Thread.currentThread());
             try {
-              work.run();
+              inContext.run();
             } finally {
               hold.detach();
               Thread.interrupted(); // an interruption that came as the work ended stays here

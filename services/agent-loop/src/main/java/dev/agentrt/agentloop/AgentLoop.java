@@ -2,6 +2,7 @@ package dev.agentrt.agentloop;
 
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
+import dev.agentrt.model.GenAi;
 import dev.agentrt.model.ModelException;
 import dev.agentrt.model.ModelMessage;
 import dev.agentrt.model.ModelReply;
@@ -17,6 +18,7 @@ import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -74,6 +76,7 @@ class AgentLoop {
   private final Leases turns;
   private final ExecutorService workers;
   private final RunLedger ledger;
+  private final ObservationRegistry observations;
   private final ToolDefinitions tools;
   private final Clock clock = Clock.systemUTC();
 
@@ -87,7 +90,9 @@ class AgentLoop {
       RunLimits limits,
       Leases turns,
       ExecutorService workers,
-      RunLedger ledger) {
+      RunLedger ledger,
+      ObservationRegistry observations) {
+    this.observations = observations;
     this.mongo = mongo;
     this.conversations = conversations;
     this.agents = agents;
@@ -141,7 +146,17 @@ class AgentLoop {
       return; // the warning's event wakes the loop for the next turn
     }
     if (takeTurn(subAgent, conversation.lastSeq(), LimitReached.deadline(conversation, run))) {
-      turns.run(subAgent.id(), workers, () -> runTurn(subAgent, agent, conversation, run));
+      turns.run(
+          subAgent.id(),
+          workers,
+          () ->
+              GenAi.invokeAgent(
+                      observations,
+                      subAgent.agent(),
+                      subAgent.chatId(),
+                      subAgent.taskId(),
+                      subAgent.id())
+                  .observe(() -> runTurn(subAgent, agent, conversation, run)));
     }
   }
 

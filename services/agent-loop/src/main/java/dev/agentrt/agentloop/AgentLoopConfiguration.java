@@ -7,6 +7,7 @@ import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentStatus;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -52,7 +53,8 @@ class AgentLoopConfiguration {
       OutputSchemaCheck outputs,
       RunLimits limits,
       Leases turnLeases,
-      RunLedger ledger) {
+      RunLedger ledger,
+      ObservationRegistry observations) {
     return new AgentLoop(
         mongo,
         conversations,
@@ -63,6 +65,7 @@ class AgentLoopConfiguration {
         limits,
         turnLeases,
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("turn-", 0).factory()),
-        ledger);
+        ledger,
+        observations);
   }
 }

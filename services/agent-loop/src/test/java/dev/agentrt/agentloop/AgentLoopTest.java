@@ -42,6 +42,7 @@ import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.MongoCommands;
 import dev.agentrt.testing.ScriptedModel;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -883,7 +884,8 @@ class AgentLoopTest {
         limits,
         AgentLoopConfiguration.turnLeases(mongo, Duration.ofMinutes(1)),
         turns,
-        ledger);
+        ledger,
+        ObservationRegistry.NOOP);
   }
 
   /** Time passes: the lease of the sub-agent's turn runs out while a worker still holds it. */

@@ -26,6 +26,7 @@ import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.ScriptedModel;
+import io.micrometer.observation.ObservationRegistry;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -147,7 +148,8 @@ class DelegationTest {
             LIMITS,
             AgentLoopConfiguration.turnLeases(mongo, Duration.ofMinutes(1)),
             Executors.newVirtualThreadPerTaskExecutor(),
-            ledger);
+            ledger,
+            ObservationRegistry.NOOP);
     analyst = startSubAgent("analyst", null);
   }
 

@@ -29,6 +29,7 @@ import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.ScriptedModel;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -380,7 +381,8 @@ class TurnLeasesTest {
             new RunLimits(25, 100_000, 0.9, Duration.ofMinutes(10), 3, 5),
             leases,
             workers,
-            ledger);
+            ledger,
+            ObservationRegistry.NOOP);
     AtomicInteger sweeps = new AtomicInteger();
     RunSweeper turns = new RunSweeper(loop, leases);
     LeasedWork counted =

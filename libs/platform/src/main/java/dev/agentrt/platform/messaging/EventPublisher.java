@@ -14,7 +14,9 @@ import org.springframework.kafka.core.KafkaTemplate;
 
 /**
  * Sends events as CloudEvents in binary mode: the JSON payload as the record value, the envelope in
- * {@code ce_*} headers, the event's key as record key and subject.
+ * {@code ce_*} headers, the event's key as record key and subject; and the trace context of the
+ * work that made the event in the W3C {@code traceparent} header, which the consumer's observation
+ * continues.
  */
 public class EventPublisher {
 
@@ -46,6 +48,13 @@ public class EventPublisher {
             .withDataContentType("application/json")
             .withData(entry.payload().getBytes(StandardCharsets.UTF_8))
             .build();
-    return KafkaMessageFactory.<String>createWriter(entry.topic(), entry.key()).writeBinary(event);
+    ProducerRecord<String, byte[]> record =
+        KafkaMessageFactory.<String>createWriter(entry.topic(), entry.key()).writeBinary(event);
+    if (entry.traceparent() != null) {
+      record
+          .headers()
+          .add(OutboxEntry.TRACEPARENT, entry.traceparent().getBytes(StandardCharsets.UTF_8));
+    }
+    return record;
   }
 }

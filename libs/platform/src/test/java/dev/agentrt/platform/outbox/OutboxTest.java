@@ -119,7 +119,8 @@ class OutboxTest {
             Topics.CHAT_MESSAGES,
             "too-large-" + UUID.randomUUID(),
             now.minusSeconds(10),
-            "x".repeat(1_100_000));
+            "x".repeat(1_100_000),
+            null);
     String failingDoc = store(List.of(tooLarge, OutboxEntry.of(besideIt, CODEC)));
     Event later = added(now.minusSeconds(5));
     String laterDoc = storeWithOutbox(later);

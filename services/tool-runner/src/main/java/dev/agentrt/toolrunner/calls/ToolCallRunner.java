@@ -4,6 +4,7 @@ import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.ToolCallRequested;
+import dev.agentrt.model.GenAi;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
@@ -15,6 +16,8 @@ import dev.agentrt.toolrunner.tools.Toolbox;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -76,6 +79,7 @@ class ToolCallRunner implements DisposableBean {
   private final int maxCalls;
   private final ToolRetries retries;
   private final ResultSizeCap cap;
+  private final ObservationRegistry observations;
 
   /** Calls held here whose task was cancelled: their worker ends them {@code cancelled}. */
   private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
@@ -87,7 +91,9 @@ class ToolCallRunner implements DisposableBean {
       AgentCatalog agents,
       ToolCallProperties properties,
       MeterRegistry meters,
+      ObservationRegistry observations,
       RunLedger ledger) {
+    this.observations = observations;
     this.ledger = ledger;
     this.calls = calls;
     this.leases = calls.leases();
@@ -277,7 +283,16 @@ class ToolCallRunner implements DisposableBean {
               call.name(),
               "arguments",
               RunLedger.excerpt(call.arguments())));
-      outcome = execute(call);
+      Observation span = GenAi.executeTool(observations, call.name(), call.id(), call.chatId());
+      outcome =
+          span.observe(
+              () -> {
+                ToolOutcome result = execute(call);
+                GenAi.toolOutcome(
+                    span,
+                    result instanceof ToolOutcome.Failure f ? f.errorType().name() : "success");
+                return result;
+              });
     } catch (RuntimeException e) {
       failure = e;
     }

@@ -11,6 +11,7 @@ import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.toolrunner.tools.Toolbox;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
@@ -53,6 +54,7 @@ final class Runners {
         agents,
         properties,
         new SimpleMeterRegistry(),
+        ObservationRegistry.NOOP,
         new RunLedger(mongo));
   }
 
