@@ -11,6 +11,7 @@ import dev.agentrt.localstack.TopicCreator;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -42,6 +43,12 @@ final class OfflineModelStack implements AutoCloseable {
    * on a data directory the test then deletes would halt this JVM, and every later test with it).
    */
   static OfflineModelStack start(String label, Path dataDir, Duration modelLatency) {
+    return start(label, dataDir, modelLatency, Map.of());
+  }
+
+  /** {@link #start(String, Path, Duration)} with more environment for every service. */
+  static OfflineModelStack start(
+      String label, Path dataDir, Duration modelLatency, Map<String, String> moreEnv) {
     KafkaBroker kafka = KafkaBroker.start(dataDir.resolve("kafka"), 0);
     EmbeddedMongo mongo = null;
     try {
@@ -53,7 +60,7 @@ final class OfflineModelStack implements AutoCloseable {
               Services.ALL,
               kafka.bootstrapServers(),
               mongo.uri(),
-              Map.of("AGENTRT_OFFLINE_MODEL_LATENCY", modelLatency.toMillis() + "ms"));
+              env(moreEnv, modelLatency));
       return new OfflineModelStack(kafka, mongo, services, MongoClients.create(mongo.uri()));
     } catch (RuntimeException e) {
       kafka.close();
@@ -62,6 +69,12 @@ final class OfflineModelStack implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  private static Map<String, String> env(Map<String, String> moreEnv, Duration modelLatency) {
+    Map<String, String> env = new HashMap<>(moreEnv);
+    env.put("AGENTRT_OFFLINE_MODEL_LATENCY", modelLatency.toMillis() + "ms");
+    return env;
   }
 
   /** One new chat per message, each message posted: a run each. */
