@@ -144,25 +144,7 @@ class SubAgentStarterTest {
   @Test
   void aChildTasksRunsEndByItsCallersDeadline() {
     Instant now = Instant.parse("2026-11-24T01:00:00Z");
-    Task child =
-        new Task(
-            "child",
-            "chat",
-            Task.TYPE_AGENT,
-            "researcher",
-            "Research Kafka",
-            null,
-            TaskStatus.created,
-            null,
-            null,
-            null,
-            null,
-            now,
-            now,
-            List.of(),
-            new Task.Delegation("p", "ps", "p", 1, "c", "c", now.plusSeconds(90)),
-            null,
-            null);
+    Task child = childOf(storedTask(null, null), now.plusSeconds(90));
 
     assertThat(SubAgentStarter.limits(null, child, now)).isEqualTo(new ChatLimits(null, null, 90L));
     assertThat(
@@ -180,13 +162,13 @@ class SubAgentStarterTest {
   @Test
   void aChildWhoseCallerEndedBeforeItStartedIsCancelledAndNeverStarts() {
     Task live = storedTask(null, null);
-    Task childOfLive = mongo.insert(childOf(live));
+    Task childOfLive = mongo.insert(childOf(live, null));
     Task ended = storedTask(null, null);
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(ended.id())),
         Update.update("status", TaskStatus.cancelled),
         Task.class);
-    Task childOfEnded = mongo.insert(childOf(ended));
+    Task childOfEnded = mongo.insert(childOf(ended, null));
 
     starter.start(created(childOfLive));
     starter.start(created(childOfEnded));
@@ -203,7 +185,7 @@ class SubAgentStarterTest {
     await().until(() -> mongo.findById(childOfEnded.id(), Task.class).outbox().isEmpty());
   }
 
-  private static Task childOf(Task caller) {
+  private static Task childOf(Task caller, @Nullable Instant deadline) {
     return new Task(
         Ids.fresh(),
         caller.chatId(),
@@ -219,7 +201,8 @@ class SubAgentStarterTest {
         caller.createdAt(),
         caller.createdAt(),
         List.of(),
-        new Task.Delegation(caller.id(), "caller-sub-agent", caller.id(), 1, "call", "call", null),
+        new Task.Delegation(
+            caller.id(), "caller-sub-agent", caller.id(), 1, "call", "call", deadline),
         null,
         null);
   }
