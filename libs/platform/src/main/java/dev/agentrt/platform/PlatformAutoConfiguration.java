@@ -9,6 +9,8 @@ import dev.agentrt.platform.messaging.ListenerErrorHandling;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxProperties;
 import dev.agentrt.platform.outbox.OutboxRelay;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationPredicate;
 import java.time.Clock;
 import java.util.Map;
@@ -16,6 +18,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -94,8 +97,12 @@ public class PlatformAutoConfiguration {
       EventPublisher publisher,
       DeadLetters deadLetters,
       MongoTemplate mongo,
-      OutboxProperties properties) {
-    return new OutboxRelay(outbox, publisher, deadLetters, mongo, properties, Clock.systemUTC());
+      OutboxProperties properties,
+      ObjectProvider<MeterRegistry> meters) {
+    OutboxRelay relay =
+        new OutboxRelay(outbox, publisher, deadLetters, mongo, properties, Clock.systemUTC());
+    relay.measure(meters.getIfAvailable(SimpleMeterRegistry::new));
+    return relay;
   }
 
   /**
@@ -104,8 +111,9 @@ public class PlatformAutoConfiguration {
    * way the partition keeps moving.
    */
   @Bean
-  ListenerErrorHandling listenerErrorHandling(KafkaTemplate<String, byte[]> template) {
-    return new ListenerErrorHandling(template);
+  ListenerErrorHandling listenerErrorHandling(
+      KafkaTemplate<String, byte[]> template, ObjectProvider<MeterRegistry> meters) {
+    return new ListenerErrorHandling(template, meters.getIfAvailable(SimpleMeterRegistry::new));
   }
 
   /**

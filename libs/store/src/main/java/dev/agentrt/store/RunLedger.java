@@ -2,6 +2,9 @@ package dev.agentrt.store;
 
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,14 +42,25 @@ public class RunLedger {
 
   private final MongoTemplate mongo;
   private final Clock clock;
+  private final MeterRegistry meters;
 
   public RunLedger(MongoTemplate mongo) {
-    this(mongo, Clock.systemUTC());
+    this(mongo, new SimpleMeterRegistry());
+  }
+
+  /** A ledger that counts the runs it sees end ({@code agentrt.runs.ended}) in {@code meters}. */
+  public RunLedger(MongoTemplate mongo, MeterRegistry meters) {
+    this(mongo, Clock.systemUTC(), meters);
   }
 
   RunLedger(MongoTemplate mongo, Clock clock) {
+    this(mongo, clock, new SimpleMeterRegistry());
+  }
+
+  private RunLedger(MongoTemplate mongo, Clock clock, MeterRegistry meters) {
     this.mongo = mongo;
     this.clock = clock;
+    this.meters = meters;
   }
 
   /** Records a step of a sub-agent's run. */
@@ -113,11 +127,32 @@ public class RunLedger {
               subAgentId,
               agent,
               data));
+      if (RunEvent.RUN_END.equals(type)) {
+        countEnded(agent, data);
+      }
     } catch (DuplicateKeyException recordedBefore) {
       // the same step, recorded again: the ledger has it once
     } catch (RuntimeException e) {
       log.warn("run event {} of chat {} not recorded: {}", key, chatId, e.toString());
     }
+  }
+
+  /**
+   * Counts a run's end once, when its {@code run_end} is recorded: by agent and by why it ended
+   * ({@code success}, {@code cancelled}, or the reason it failed: {@code timeout}, {@code
+   * step_limit_exceeded}, …).
+   */
+  private void countEnded(@Nullable String agent, Map<String, Object> data) {
+    Object status = data.get("status");
+    Object reason = data.get("reason");
+    String why =
+        "completed".equals(status) ? "success" : String.valueOf(reason != null ? reason : status);
+    Counter.builder("agentrt.runs.ended")
+        .description("Runs of sub-agents that ended, by why")
+        .tag("agent", agent == null ? "unknown" : agent)
+        .tag("reason", why)
+        .register(meters)
+        .increment();
   }
 
   /** The chat's events after position {@code after}, in order, at most {@code limit}. */

@@ -1,5 +1,7 @@
 package dev.agentrt.store;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -31,8 +33,8 @@ public class StoreAutoConfiguration {
   }
 
   @Bean
-  RunLedger runLedger(MongoTemplate mongo) {
-    return new RunLedger(mongo);
+  RunLedger runLedger(MongoTemplate mongo, ObjectProvider<MeterRegistry> meters) {
+    return new RunLedger(mongo, meters.getIfAvailable(SimpleMeterRegistry::new));
   }
 
   @Bean

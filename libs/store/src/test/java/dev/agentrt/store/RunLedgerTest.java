@@ -7,8 +7,10 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,6 +42,32 @@ class RunLedgerTest {
   static void stop() {
     client.close();
     server.shutdownNow();
+  }
+
+  @Test
+  void countsEachRunEndOnceByAgentAndWhy() {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    RunLedger counting = new RunLedger(mongo, meters);
+    Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
+    Map<String, Object> done = RunLedger.data("status", "completed", "reason", null);
+    Map<String, Object> late = RunLedger.data("status", "failed", "reason", "timeout");
+
+    counting.append(chat.id(), "run_end/1", RunEvent.RUN_END, "t", "s", "researcher", done);
+    counting.append(chat.id(), "run_end/1", RunEvent.RUN_END, "t", "s", "researcher", done);
+    counting.append(chat.id(), "run_end/2", RunEvent.RUN_END, "t", "s", "researcher", late);
+    counting.append(chat.id(), "step/3", RunEvent.STEP_START, "t", "s", "researcher", late);
+
+    assertThat(meters.get("agentrt.runs.ended").tag("reason", "success").counter().count())
+        .as("recorded twice, ended once")
+        .isEqualTo(1.0);
+    assertThat(
+            meters
+                .get("agentrt.runs.ended")
+                .tags("reason", "timeout", "agent", "researcher")
+                .counter()
+                .count())
+        .isEqualTo(1.0);
+    assertThat(meters.get("agentrt.runs.ended").counters()).hasSize(2);
   }
 
   @Test

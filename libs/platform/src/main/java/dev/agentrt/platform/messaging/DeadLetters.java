@@ -1,6 +1,7 @@
 package dev.agentrt.platform.messaging;
 
 import dev.agentrt.events.Topics;
+import io.micrometer.core.instrument.Counter;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
@@ -49,18 +50,25 @@ public final class DeadLetters extends DeadLetterPublishingRecoverer {
   static final int MAX_RECORD_BYTES = 1024 * 1024;
 
   private final KafkaOperations<String, byte[]> template;
+  private final @Nullable Counter sent;
 
   /** Dead letters to {@code agentrt.dead-letters}. */
   public DeadLetters(KafkaOperations<String, byte[]> template) {
-    this(template, (record, e) -> new TopicPartition(Topics.DEAD_LETTERS, -1));
+    this(template, (record, e) -> new TopicPartition(Topics.DEAD_LETTERS, -1), null);
   }
 
-  /** Dead letters where a binding's {@code dlq-name} says. */
+  /**
+   * Dead letters where a binding's {@code dlq-name} says.
+   *
+   * @param sent counts the records dead-lettered; null: not counted
+   */
   public DeadLetters(
       KafkaOperations<String, byte[]> template,
-      BiFunction<ConsumerRecord<?, ?>, Exception, TopicPartition> destination) {
+      BiFunction<ConsumerRecord<?, ?>, Exception, TopicPartition> destination,
+      @Nullable Counter sent) {
     super(template, destination);
     this.template = template;
+    this.sent = sent;
   }
 
   /**
@@ -99,6 +107,9 @@ public final class DeadLetters extends DeadLetterPublishingRecoverer {
   public void accept(
       ConsumerRecord<?, ?> record, @Nullable Consumer<?, ?> consumer, Exception exception) {
     super.accept(record, consumer, unwrapped(exception));
+    if (sent != null) {
+      sent.increment();
+    }
   }
 
   /** The listener's failure with the function's exception as its cause, the group kept. */

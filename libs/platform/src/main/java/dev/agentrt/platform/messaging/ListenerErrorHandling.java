@@ -1,5 +1,7 @@
 package dev.agentrt.platform.messaging;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.function.BiFunction;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -28,9 +30,12 @@ import org.springframework.util.backoff.FixedBackOff;
 public class ListenerErrorHandling implements ListenerContainerWithDlqAndRetryCustomizer {
 
   private final KafkaOperations<String, byte[]> template;
+  private final MeterRegistry meters;
 
-  public ListenerErrorHandling(KafkaOperations<String, byte[]> template) {
+  /** Counts the dead letters of each binding in {@code meters} ({@code agentrt.dead.letters}). */
+  public ListenerErrorHandling(KafkaOperations<String, byte[]> template, MeterRegistry meters) {
     this.template = template;
+    this.meters = meters;
   }
 
   @Override
@@ -60,7 +65,15 @@ public class ListenerErrorHandling implements ListenerContainerWithDlqAndRetryCu
         dlqDestinationResolver == null
             ? new DefaultErrorHandler(retries(backOff))
             : new DefaultErrorHandler(
-                new DeadLetters(template, dlqDestinationResolver), retries(backOff));
+                new DeadLetters(
+                    template,
+                    dlqDestinationResolver,
+                    Counter.builder("agentrt.dead.letters")
+                        .description("Records a consumer binding could not handle, dead-lettered")
+                        .tag("topic", destinationName)
+                        .tag("group", group)
+                        .register(meters)),
+                retries(backOff));
     properties
         .getRetryableExceptions()
         .forEach(

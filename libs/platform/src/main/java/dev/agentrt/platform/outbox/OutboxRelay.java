@@ -2,14 +2,19 @@ package dev.agentrt.platform.outbox;
 
 import dev.agentrt.platform.messaging.DeadLetters;
 import dev.agentrt.platform.messaging.EventPublisher;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +45,7 @@ public class OutboxRelay {
   private final List<String> collections;
   private final Duration grace;
   private final Clock clock;
+  private final Map<String, AtomicInteger> waiting = new ConcurrentHashMap<>();
 
   public OutboxRelay(
       Outbox outbox,
@@ -71,6 +77,23 @@ public class OutboxRelay {
     }
   }
 
+  /**
+   * Serves, per collection, how many events its last pass found waiting past the grace ({@code
+   * agentrt.outbox.stale}): events their writer did not publish (it crashed, or the broker was
+   * away), at most a pass's batch of documents' worth.
+   */
+  public void measure(MeterRegistry meters) {
+    for (String collection : collections) {
+      Gauge.builder(
+              "agentrt.outbox.stale",
+              waiting.computeIfAbsent(collection, c -> new AtomicInteger()),
+              AtomicInteger::get)
+          .description("Outbox events the relay's last pass found waiting past the grace")
+          .tag("collection", collection)
+          .register(meters);
+    }
+  }
+
   /** Publishes the stale entries of one collection; returns how many documents it handled. */
   public int relay(String collection) {
     Query stale =
@@ -78,6 +101,10 @@ public class OutboxRelay {
             .limit(BATCH);
     stale.fields().include(Outbox.FIELD);
     List<Document> documents = mongo.find(stale, Document.class, collection);
+    waiting
+        .computeIfAbsent(collection, c -> new AtomicInteger())
+        .set(
+            documents.stream().mapToInt(d -> d.getList(Outbox.FIELD, Document.class).size()).sum());
     for (Document document : documents) {
       Object id = document.get("_id");
       List<OutboxEntry> entries =

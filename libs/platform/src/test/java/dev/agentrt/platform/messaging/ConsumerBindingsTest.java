@@ -9,6 +9,8 @@ import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.Topics;
 import dev.agentrt.platform.outbox.OutboxEntry;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -114,6 +116,7 @@ class ConsumerBindingsTest {
   @Test
   void aRecordThatIsNotAnEventIsDeadLetteredAtOnceAndTheEventsAfterItAreHandled() throws Exception {
     String chatId = "chat-" + UUID.randomUUID();
+    double countedBefore = deadLettersCounted();
     RecordMetadata at = send(chatId, "{}".getBytes(StandardCharsets.UTF_8), new RecordHeaders());
     send(chatId, event(chatId));
 
@@ -132,6 +135,16 @@ class ConsumerBindingsTest {
     assertThat(letter.value()).isEqualTo("{}".getBytes(StandardCharsets.UTF_8));
     await().atMost(Duration.ofSeconds(30)).until(() -> HANDLED.contains(chatId));
     assertThat(ATTEMPTS.get(chatId)).as("the poison once, then the event").hasValue(2);
+    await().atMost(Duration.ofSeconds(30)).until(() -> deadLettersCounted() >= countedBefore + 1);
+  }
+
+  private static double deadLettersCounted() {
+    Counter counted =
+        app.getBean(MeterRegistry.class)
+            .find("agentrt.dead.letters")
+            .tags("topic", Topics.CHAT_MESSAGES, "group", GROUP)
+            .counter();
+    return counted == null ? 0 : counted.count();
   }
 
   /** Binary mode needs only the {@code ce_*} headers; {@code content-type} is optional. */

@@ -13,6 +13,7 @@ import dev.agentrt.events.Topics;
 import dev.agentrt.platform.messaging.DeadLetters;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.messaging.IncomingEvents;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -125,9 +126,14 @@ class OutboxTest {
     Event later = added(now.minusSeconds(5));
     String laterDoc = storeWithOutbox(later);
     OutboxRelay relay = relay(now, 3);
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    relay.measure(meters);
 
     relay.relay(COLLECTION);
 
+    assertThat(meters.get("agentrt.outbox.stale").tag("collection", COLLECTION).gauge().value())
+        .as("the three events the pass found waiting")
+        .isGreaterThanOrEqualTo(3);
     assertThat(outboxOf(laterDoc)).isEmpty();
     assertThat(new IncomingEvents(CODEC).decode(consumeOne(later.key()))).isEqualTo(later);
     assertThat(new IncomingEvents(CODEC).decode(consumeOne(besideIt.key()))).isEqualTo(besideIt);
