@@ -92,9 +92,13 @@ try {
   await timeline.waitFor({ timeout: TIMEOUT });
   await timeline.locator('.entry-tool', { hasText: 'search_docs' }).first().waitFor({ timeout: TIMEOUT });
   await timeline.locator('.entry-step').first().waitFor({ timeout: TIMEOUT });
+  // The waterfall: the model turns and the tool calls as bars on one time axis.
+  await page.locator('.task.open .waterfall .bar-tool').first().waitFor({ timeout: TIMEOUT });
+  const bars = await page.locator('.task.open .waterfall .bar').count();
+  if (bars < 3) throw new Error(`the waterfall shows ${bars} bars, not the turns and the tool calls`);
   await timeline.locator('.entry-tool summary', { hasText: 'read_doc' }).first().click();
   await timeline.locator('.entry-tool details[open] pre', { hasText: 'docs/' }).first().waitFor({ timeout: TIMEOUT });
-  step('the task is done and its timeline shows model turns and tool calls with arguments and results');
+  step('the task is done; its waterfall and its timeline show model turns and tool calls with arguments and results');
   await page.waitForTimeout(300); // let the last animation settle for the screenshot
   await page.screenshot({ path: join(screenshots, 'web-ui.png') });
 

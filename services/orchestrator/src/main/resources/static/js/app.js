@@ -11,6 +11,7 @@ import {
   el, markdown, agentName, formatTokens, formatTime, excerpt, STATUS_LABELS, ACTIVE,
 } from './view.js';
 import { fromEvents, fromDetails, rememberOpened } from './timeline.js';
+import { waterfall } from './waterfall.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -195,7 +196,7 @@ function taskCard(task) {
   const events = state.events.get(task.id) ?? [];
   let timeline = null;
   if (open) {
-    if (events.length) timeline = fromEvents(task.id, events, openTask);
+    if (events.length) timeline = [waterfall(events), fromEvents(task.id, events, openTask)];
     else if (state.details.has(task.id)) timeline = fromDetails(state.details.get(task.id), openTask);
     else timeline = el('p.empty', {}, 'Loading…');
   }
