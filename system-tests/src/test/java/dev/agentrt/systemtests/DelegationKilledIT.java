@@ -25,10 +25,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Delegation survives crashes: agent-loop killed with SIGKILL while children hold model turns, then
- * the finalizer killed while children's outcomes are being delivered. Every tree finishes, no child
- * is started twice, and no caller gets a result twice. The offline model takes 1 s a call ({@code
- * AGENTRT_OFFLINE_MODEL_LATENCY}) so that turns are in flight when the services die.
+ * Delegation survives crashes: agent-init killed with SIGKILL as the first children are stored,
+ * agent-loop while children hold model turns, then the finalizer while children's outcomes are
+ * being delivered. Every tree finishes, no child is started twice, and no caller gets a result
+ * twice. The offline model takes 1 s a call ({@code AGENTRT_OFFLINE_MODEL_LATENCY}) so that turns
+ * are in flight when the services die.
  */
 class DelegationKilledIT {
 
@@ -79,6 +80,14 @@ class DelegationKilledIT {
       String chatId = api.createChat();
       assertThat(api.postMessage(chatId, "Compare Kafka and MongoDB").status()).isEqualTo(202);
     }
+    // agent-init dies as the first children are stored, before it has started them all.
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> !tasks(Filters.exists("delegation")).isEmpty());
+    services.kill("agent-init");
+    services.startAgain("agent-init");
+
     await()
         .atMost(Duration.ofSeconds(120))
         .pollInterval(Duration.ofMillis(50))
@@ -99,7 +108,8 @@ class DelegationKilledIT {
         .pollInterval(Duration.ofMillis(500))
         .until(() -> tasksEnded() == 3L * RUNS);
     System.out.printf(
-        "DELEGATION KILLED: %d child turns held when agent-loop died; tasks %s%n",
+        "DELEGATION KILLED (agent-init, agent-loop, finalizer): %d child turns held when"
+            + " agent-loop died; tasks %s%n",
         heldAtTheKill, statuses());
     assertThat(statuses()).isEqualTo(Map.of("success", 3L * RUNS));
     assertThat(tasks(Filters.exists("delegation"))).as("two children per tree").hasSize(2 * RUNS);
@@ -115,6 +125,20 @@ class DelegationKilledIT {
       assertThat(replies).as("one result per call").hasSize(2);
       assertThat(replies.stream().map(r -> r.getString("toolCallId")).distinct()).hasSize(2);
     }
+    Map<String, Long> resultsPerCall =
+        db()
+            .getCollection("sub_agent_messages")
+            .find(Filters.eq("role", "tool"))
+            .into(new ArrayList<>())
+            .stream()
+            .collect(
+                Collectors.groupingBy(
+                    m -> m.getString("subAgentId") + "/" + m.getString("toolCallId"),
+                    Collectors.counting()));
+    assertThat(resultsPerCall)
+        .as("one result per tool call in every conversation, the children's too")
+        .hasSizeGreaterThan(2 * RUNS)
+        .allSatisfy((call, n) -> assertThat(n).isOne());
     await()
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(500))
