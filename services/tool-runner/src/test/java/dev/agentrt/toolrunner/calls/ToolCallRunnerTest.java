@@ -403,7 +403,8 @@ class ToolCallRunnerTest {
         new ToolCallProperties(
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(10),
-                Map.of("search_docs", new ToolSettings.Override(Duration.ofMillis(150), null)))
+                Map.of(
+                    "search_docs", new ToolSettings.Override(Duration.ofMillis(150), null, null)))
             .withRetry(NO_RETRIES);
     SubAgent subAgent = stored(subAgent());
     ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"slow\"}"));
@@ -444,7 +445,7 @@ class ToolCallRunnerTest {
         new ToolCallProperties(
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(10),
-                Map.of(slow, new ToolSettings.Override(Duration.ofSeconds(1), null)))
+                Map.of(slow, new ToolSettings.Override(Duration.ofSeconds(1), null, null)))
             .withRetry(NO_RETRIES);
     McpServer everything =
         new McpServer("everything", McpTestServers.everything(null), oneSecond.settings());
@@ -524,7 +525,7 @@ class ToolCallRunnerTest {
         new ToolCallProperties(
             PROPERTIES.timeout(),
             PROPERTIES.unclaimedAfter(),
-            Map.of("search_docs", new ToolSettings.Override(null, false)));
+            Map.of("search_docs", new ToolSettings.Override(null, false, null)));
     ToolCallRunner careful = runner(notIdempotent);
     ToolCallSweeper carefulSweeper = Runners.sweeper(careful);
     SubAgent subAgent = stored(subAgent());
