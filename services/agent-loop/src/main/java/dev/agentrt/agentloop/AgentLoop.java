@@ -304,7 +304,9 @@ class AgentLoop {
       return;
     }
     try {
-      Optional<SubAgentMessage> stored = recorder.storeAnswer(subAgent, seq, reply, modelName);
+      Optional<SubAgentMessage> stored =
+          recorder.storeAnswer(
+              subAgent, seq, reply, modelName, tool -> tools.needsApproval(agent, tool));
       if (stored.isEmpty()) {
         log.info(
             "sub-agent {} stopped (cancelled, or failed by a limit) during its turn; the answer is dropped",

@@ -121,7 +121,8 @@ record ConversationState(List<SubAgentMessage> messages) {
 
   /**
    * When the run's clock started: the person's message that started the run, or their latest answer
-   * to one of its questions (time spent waiting for the person does not count).
+   * to one of its questions, or the latest result of a call that waited for their approval (time
+   * spent waiting for the person does not count).
    */
   Optional<Instant> clockStartedAt() {
     Set<String> questions = new HashSet<>();
@@ -132,7 +133,7 @@ record ConversationState(List<SubAgentMessage> messages) {
       }
       if (SubAgentMessage.ASSISTANT.equals(m.role())) {
         m.toolCalls().stream()
-            .filter(c -> ToolCatalog.ASK_USER.equals(c.name()))
+            .filter(c -> ToolCatalog.ASK_USER.equals(c.name()) || c.gated())
             .forEach(c -> questions.add(c.id()));
       } else if (SubAgentMessage.TOOL.equals(m.role()) && questions.contains(m.toolCallId())) {
         started = m.createdAt();
