@@ -19,7 +19,7 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  *     step_start}, {@code step_end}, {@code tool_call_start}, {@code tool_call_result}, {@code
  *     question}, {@code user_answer}, {@code budget_warning}, {@code error}, {@code run_end},
  *     {@code delegation_start}, {@code delegation_end}, {@code approval_requested}, {@code
- *     approval_decided}
+ *     approval_decided}, {@code guidance}
  * @param data the step's details (see the stream's documentation in the orchestrator README)
  */
 @Document(Collections.RUN_EVENTS)
@@ -58,6 +58,9 @@ public record RunEvent(
 
   /** A person (or the timeout, or a cancellation) approved or rejected a call. */
   public static final String APPROVAL_DECIDED = "approval_decided";
+
+  /** A person's guidance reached a sub-agent's conversation. */
+  public static final String GUIDANCE = "guidance";
 
   @PersistenceCreator
   public RunEvent {}

@@ -48,6 +48,18 @@ record ConversationState(List<SubAgentMessage> messages) {
         .toList();
   }
 
+  /** A call of the last answer still waits for a person's approval (it has no result yet). */
+  boolean awaitsApproval() {
+    return pendingToolCalls().stream().anyMatch(RequestedToolCall::gated);
+  }
+
+  /** The last answer had calls that waited for a person's approval, whatever was decided. */
+  boolean hadApprovals() {
+    int answer = lastIndexOf(SubAgentMessage.ASSISTANT);
+    return answer >= 0
+        && messages.get(answer).toolCalls().stream().anyMatch(RequestedToolCall::gated);
+  }
+
   /** A user or tool message waits for the model, and no tool call is still running. */
   boolean awaitsModelTurn() {
     return last()

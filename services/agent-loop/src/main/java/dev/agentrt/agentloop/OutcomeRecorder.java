@@ -275,11 +275,12 @@ class OutcomeRecorder {
 
   /**
    * Puts the run on hold for the person's decision on the gated calls of an answer: each gets an
-   * {@code approval_requested} run event; the sub-agent goes {@code waiting_for_user} (no turn, no
-   * deadline while a person decides; the other calls of the turn run meanwhile and their results
-   * wait) and the task {@code waiting}, with one {@code TaskWaiting} per call in the same write,
-   * for the notifier to ask in the chat. Safe to repeat: the moves are conditional and the events'
-   * ids derive from the calls.
+   * {@code approval_requested} run event, and the task goes {@code waiting} with one {@code
+   * TaskWaiting} per call in the same write, for the notifier to ask in the chat. The sub-agent
+   * stays {@code active}: the other calls of the turn run meanwhile, and the next turn waits, like
+   * for any call, until every call has its result (a rejected one gets its tool message from the
+   * orchestrator, an approved one from tool-runner). Safe to repeat: the move is conditional and
+   * the events' ids derive from the calls.
    */
   private void awaitApproval(
       SubAgent subAgent, SubAgentMessage answer, List<RequestedToolCall> gated) {
@@ -309,8 +310,20 @@ class OutcomeRecorder {
               call.name(),
               call.arguments()));
     }
-    move(subAgent, SubAgentStatus.active, SubAgentStatus.waiting_for_user);
     moveTask(subAgent, TaskStatus.running, TaskStatus.waiting, new Update(), waiting);
+  }
+
+  /**
+   * The task of a run whose calls waited for approval is {@code running} again once they are all
+   * decided: the orchestrator moves it as the last one is decided, and this turn does, should that
+   * move have been lost to a crash, so the run's outcome finds the task as it expects.
+   */
+  void resumeAfterApprovals(SubAgent subAgent) {
+    mongo.updateFirst(
+        Query.query(
+            Criteria.where("_id").is(subAgent.taskId()).and("status").is(TaskStatus.waiting)),
+        new Update().set("status", TaskStatus.running).set("updatedAt", clock.instant()),
+        Task.class);
   }
 
   /**

@@ -328,7 +328,7 @@ class AgentLoopTest {
     loop.wake(subAgent.id());
 
     await().until(() -> task().status() == TaskStatus.waiting);
-    assertThat(subAgent().status()).isEqualTo(SubAgentStatus.waiting_for_user);
+    assertThat(subAgent().status()).isEqualTo(SubAgentStatus.active);
     assertThat(lastAnswer().toolCalls())
         .extracting(RequestedToolCall::id, RequestedToolCall::gated)
         .containsExactly(tuple("call_1", true), tuple("call_2", false));
@@ -347,17 +347,14 @@ class AgentLoopTest {
     append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_2");
     loop.wake(subAgent.id());
     assertThat(model.requests()).as("the gated call has no result yet").hasSize(1);
+    loop.enforceDeadline(subAgent.id());
+    assertThat(subAgent().deadline()).as("no deadline while a person decides").isNull();
 
-    // as the orchestrator does once a person decided: the sub-agent goes on, the result comes
-    mongo.updateFirst(
-        Query.query(Criteria.where("_id").is(subAgent.id())),
-        new org.springframework.data.mongodb.core.query.Update()
-            .set("status", SubAgentStatus.active),
-        SubAgent.class);
+    // the approved call's result; the orchestrator's move of the task back was lost
     append(SubAgentMessage.TOOL, "{\"path\":\"data/notes/t.md\"}", "call_1");
     loop.wake(subAgent.id());
 
-    await().until(() -> model.requests().size() == 2);
+    await().until(() -> task().status() == TaskStatus.success);
     assertThat(model.requests().get(1).messages())
         .filteredOn(m -> m.role().equals("tool"))
         .extracting(ModelMessage::toolCallId)

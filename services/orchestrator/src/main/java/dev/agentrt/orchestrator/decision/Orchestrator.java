@@ -6,7 +6,6 @@ import static dev.agentrt.orchestrator.decision.MessageOutcomes.TASK;
 
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
-import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCreated;
@@ -18,7 +17,6 @@ import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
-import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
@@ -36,11 +34,9 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -85,6 +81,7 @@ class Orchestrator {
   private final OrchestratorProperties properties;
   private final UsageCounter usage;
   private final RunLedger ledger;
+  private final WaitingQuestions questions;
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
   Orchestrator(
@@ -95,7 +92,8 @@ class Orchestrator {
       EventCodec codec,
       OrchestratorProperties properties,
       UsageCounter usage,
-      RunLedger ledger) {
+      RunLedger ledger,
+      WaitingQuestions questions) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.agents = agents;
@@ -104,6 +102,7 @@ class Orchestrator {
     this.properties = properties;
     this.usage = usage;
     this.ledger = ledger;
+    this.questions = questions;
   }
 
   Publication handle(ChatMessage message) {
@@ -167,69 +166,37 @@ class Orchestrator {
 
   // --- 1. the answer to a sub-agent's question ---------------------------------------------
 
-  /**
-   * The task that waits for the person, the latest first, and the {@code ask_user} call its
-   * sub-agent's last assistant message left unanswered.
-   */
+  /** The question of the chat that waits for the person, if any: this message answers it. */
   private Optional<Publication> routeToWaitingSubAgent(ChatMessage message) {
-    List<Task> waiting =
-        mongo.find(
-            Query.query(
-                    Criteria.where("chatId")
-                        .is(message.chatId())
-                        .and("status")
-                        .is(TaskStatus.waiting)
-                        .and("subAgentId")
-                        .ne(null))
-                .with(Sort.by(Sort.Direction.DESC, "updatedAt", "_id")),
-            Task.class);
-    for (Task task : waiting) {
-      SubAgent subAgent = mongo.findById(task.subAgentId(), SubAgent.class);
-      if (subAgent == null) {
-        continue;
-      }
-      Optional<String> askUserCallId = unansweredAskUser(conversations.messages(subAgent.id()));
-      if (askUserCallId.isPresent()) {
-        String id = Ids.derived(message.id(), ANSWER);
-        Instant now = clock.instant();
-        SubAgentMessage answer =
-            conversations.append(
-                subAgent,
-                new NewMessage(
-                    id,
-                    SubAgentMessage.TOOL,
-                    message.content(),
-                    List.of(),
-                    askUserCallId.get(),
-                    List.of(messageAdded(subAgent, id, SubAgentMessage.TOOL, now))),
-                now);
-        ledger.append(
-            subAgent,
-            "user_answer/" + id,
-            RunEvent.USER_ANSWER,
-            RunLedger.data(
-                "toolCallId", askUserCallId.get(), "answer", RunLedger.excerpt(message.content())));
-        return Optional.of(wake(subAgent, answer));
-      }
-    }
-    return Optional.empty();
-  }
-
-  /** The id the model gave the {@code ask_user} call that has no tool message yet, if any. */
-  static Optional<String> unansweredAskUser(List<SubAgentMessage> conversation) {
-    Set<String> answered = new HashSet<>();
-    for (SubAgentMessage m : conversation.reversed()) {
-      if (SubAgentMessage.TOOL.equals(m.role())) {
-        answered.add(m.toolCallId());
-      } else if (SubAgentMessage.ASSISTANT.equals(m.role())) {
-        return m.toolCalls().stream()
-            .filter(call -> ToolCatalog.ASK_USER.equals(call.name()))
-            .map(RequestedToolCall::id)
-            .filter(id -> !answered.contains(id))
-            .findFirst();
-      }
-    }
-    return Optional.empty();
+    return questions
+        .latest(message.chatId())
+        .map(
+            waiting -> {
+              SubAgent subAgent = waiting.subAgent();
+              String id = Ids.derived(message.id(), ANSWER);
+              Instant now = clock.instant();
+              SubAgentMessage answer =
+                  conversations.append(
+                      subAgent,
+                      new NewMessage(
+                          id,
+                          SubAgentMessage.TOOL,
+                          message.content(),
+                          List.of(),
+                          waiting.askUserCallId(),
+                          List.of(messageAdded(subAgent, id, SubAgentMessage.TOOL, now))),
+                      now);
+              ledger.append(
+                  subAgent,
+                  "user_answer/" + id,
+                  RunEvent.USER_ANSWER,
+                  RunLedger.data(
+                      "toolCallId",
+                      waiting.askUserCallId(),
+                      "answer",
+                      RunLedger.excerpt(message.content())));
+              return wake(subAgent, answer);
+            });
   }
 
   // --- 2. the model's decision -------------------------------------------------------------

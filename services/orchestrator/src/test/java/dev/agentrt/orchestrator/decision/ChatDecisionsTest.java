@@ -228,7 +228,8 @@ class ChatDecisionsTest {
                 new EventCodec(),
                 PROPERTIES,
                 new UsageCounter(mongo),
-                new RunLedger(mongo)) {
+                new RunLedger(mongo),
+                new WaitingQuestions(mongo, new SubAgentConversations(mongo))) {
               @Override
               Publication handle(ChatMessage message) {
                 if (message.id().equals(broken.id())) {
@@ -269,7 +270,8 @@ class ChatDecisionsTest {
             new EventCodec(),
             PROPERTIES,
             new UsageCounter(mongo),
-            new RunLedger(mongo)));
+            new RunLedger(mongo),
+            new WaitingQuestions(mongo, new SubAgentConversations(mongo))));
   }
 
   private ChatDecisions decisions(Orchestrator orchestrator) {

@@ -85,7 +85,8 @@ class OrchestratorTest {
             CODEC,
             PROPERTIES,
             new UsageCounter(mongo),
-            new RunLedger(mongo));
+            new RunLedger(mongo),
+            new WaitingQuestions(mongo, new SubAgentConversations(mongo)));
     stored = new Stored(mongo);
   }
 
@@ -494,7 +495,10 @@ class OrchestratorTest {
                 + " a question with several parts into one request per subject, has researchers"
                 + " work on them in parallel, and writes one answer.\"},"
                 + "{\"name\":\"researcher\",\"description\":\"Researches a subject"
-                + " in the project's documents and answers with sources.\"}],\"tasks\":[{\"taskId\":\""
+                + " in the project's documents and answers with sources.\"},"
+                + "{\"name\":\"scribe\",\"description\":\"Writes a note (a markdown file) with"
+                + " what the person asks to keep; a person approves each note first.\"}],"
+                + "\"tasks\":[{\"taskId\":\""
                 + done.task().id()
                 + "\",\"subAgentId\":\""
                 + done.subAgent().id()

@@ -633,6 +633,33 @@ class ToolCallRunnerTest {
   }
 
   @Test
+  void aCallAwaitingApprovalIsNeverClaimedAndARejectionWhoseDeciderDiedIsAnsweredWithoutRunning() {
+    SubAgent subAgent = stored(subAgent());
+    ToolCall awaiting =
+        stored(
+            call(
+                subAgent,
+                "search_docs",
+                "{\"query\":\"x\"}",
+                ToolCallStatus.awaiting_approval,
+                null,
+                now().minusSeconds(60)));
+    assertThat(runner.onRequested(requested(awaiting))).isFalse();
+    assertThat(sweeper.takeUp()).isZero();
+
+    // The orchestrator stored the rejection, with its hold, and died before the tool message.
+    String rejected = "{\"error_type\":\"rejected\",\"message\":\"no\"}";
+    mongo.remove(awaiting);
+    stored(finished(awaiting, ToolCallStatus.failed, rejected, now().minusSeconds(1)));
+
+    assertThat(sweeper.takeUp()).isEqualTo(1);
+    awaitAnswered(awaiting);
+
+    assertThat(tool.executions).hasValue(0);
+    assertThat(theToolMessageOf(awaiting).content()).isEqualTo(rejected);
+  }
+
+  @Test
   void askUserBelongsToTheAgentLoopAndIsNeverClaimed() {
     SubAgent subAgent = stored(subAgent());
     ToolCall ask = stored(unclaimed(subAgent, "ask_user", "{\"question\":\"which?\"}"));
