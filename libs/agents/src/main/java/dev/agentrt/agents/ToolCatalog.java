@@ -60,10 +60,12 @@ public final class ToolCatalog {
       new ToolSpec(
           ASK_USER,
           "Ask the person a question when the task is unclear; the answer comes back as this"
-              + " call's result.",
+              + " call's result. With options, the person picks one of them.",
           """
           {"type":"object","required":["question"],"additionalProperties":false,
-           "properties":{"question":{"type":"string","minLength":1}}}""");
+           "properties":{"question":{"type":"string","minLength":1},
+                         "options":{"type":"array","minItems":2,"maxItems":10,
+                                    "items":{"type":"string","minLength":1}}}}""");
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 

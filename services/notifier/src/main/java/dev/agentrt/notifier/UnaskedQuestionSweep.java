@@ -1,10 +1,10 @@
 package dev.agentrt.notifier;
 
+import dev.agentrt.agents.AskUser;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.TaskWaiting;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
-import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.StaleTasks;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.Task;
@@ -25,8 +25,6 @@ import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Asks the questions whose {@code TaskWaiting} was lost: dead-lettered after MongoDB was away
@@ -47,7 +45,6 @@ class UnaskedQuestionSweep {
   static final int BATCH = 100;
 
   private static final Logger log = LoggerFactory.getLogger(UnaskedQuestionSweep.class);
-  private static final JsonMapper JSON = JsonMapper.builder().build();
 
   private final MongoTemplate mongo;
   private final TaskWaitingListener asking;
@@ -149,19 +146,6 @@ class UnaskedQuestionSweep {
                     task.id(),
                     task.chatId(),
                     task.subAgentId(),
-                    questionOf(call, last.content())));
-  }
-
-  /** The question as the agent loop reads it from the {@code ask_user} call (its TurnOutcome). */
-  private static String questionOf(RequestedToolCall call, String content) {
-    try {
-      JsonNode question = JSON.readTree(call.arguments()).path("question");
-      if (question.isString() && !question.asString().isBlank()) {
-        return question.asString();
-      }
-    } catch (RuntimeException notJson) {
-      // fall through: the content, or a plain question
-    }
-    return content != null && !content.isBlank() ? content : "Could you tell me more?";
+                    AskUser.question(call.arguments(), last.content())));
   }
 }

@@ -27,6 +27,9 @@ import org.springframework.web.server.ResponseStatusException;
  *   <li>{@code clarification} / {@code information} {@code {text}}: the answer to the chat's
  *       pending {@code ask_user} question, posted as the person's message, which the orchestrator
  *       routes to the sub-agent that asked; {@code 409} when no question waits.
+ *   <li>{@code selection} {@code {option}}: the answer to a pending question that offers options
+ *       ({@code ask_user} with {@code options}), one of them exactly; {@code 409} when no such
+ *       question waits, {@code 400} for an option it does not offer.
  *   <li>{@code guidance} {@code {taskId, text}}: steers the task's sub-agent ({@link Guidance}).
  * </ul>
  *
@@ -40,6 +43,7 @@ class FeedbackController {
   static final String CLARIFICATION = "clarification";
   static final String INFORMATION = "information";
   static final String GUIDANCE = "guidance";
+  static final String SELECTION = "selection";
 
   /** The feedback; which fields it needs depends on its type. */
   record Feedback(
@@ -48,7 +52,8 @@ class FeedbackController {
       @Nullable Boolean approved,
       @Nullable @Size(max = 2000) String reason,
       @Nullable @Size(max = ChatController.MAX_CONTENT_LENGTH) String text,
-      @Nullable String taskId) {}
+      @Nullable String taskId,
+      @Nullable @Size(max = 1000) String option) {}
 
   /**
    * @param outcome {@code approved}, {@code rejected}, {@code answered} or {@code guided}
@@ -88,10 +93,12 @@ class FeedbackController {
     return switch (body.type()) {
       case APPROVAL -> approval(chat, body);
       case CLARIFICATION, INFORMATION -> answer(chat, body);
+      case SELECTION -> selection(chat, body);
       case GUIDANCE -> guidance(chat, body);
       default ->
           throw badRequest(
-              "type must be one of approval, clarification, information, guidance; not '"
+              "type must be one of approval, clarification, information, selection, guidance;"
+                  + " not '"
                   + body.type()
                   + "'");
     };
@@ -126,6 +133,28 @@ class FeedbackController {
           HttpStatus.CONFLICT, "no question waits for an answer in this chat");
     }
     return new Accepted(body.type(), "answered", chats.postUserMessage(chat.id(), text, null).id());
+  }
+
+  private Accepted selection(Chat chat, Feedback body) {
+    if (body.option() == null || body.option().isBlank()) {
+      throw badRequest("a selection needs the option picked");
+    }
+    WaitingQuestions.WaitingQuestion question =
+        questions
+            .latest(chat.id())
+            .orElseThrow(
+                () ->
+                    new ResponseStatusException(
+                        HttpStatus.CONFLICT, "no question waits for an answer in this chat"));
+    if (question.options().isEmpty()) {
+      throw new ResponseStatusException(
+          HttpStatus.CONFLICT, "the question waiting offers no options: send a clarification");
+    }
+    String option = body.option().strip();
+    if (!question.options().contains(option)) {
+      throw badRequest("'" + option + "' is not one of the options " + question.options());
+    }
+    return new Accepted(SELECTION, "answered", chats.postUserMessage(chat.id(), option, null).id());
   }
 
   private Accepted guidance(Chat chat, Feedback body) {

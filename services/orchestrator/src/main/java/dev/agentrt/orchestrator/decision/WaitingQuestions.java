@@ -1,5 +1,6 @@
 package dev.agentrt.orchestrator.decision;
 
+import dev.agentrt.agents.AskUser;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.SubAgent;
@@ -25,8 +26,11 @@ import org.springframework.stereotype.Component;
 @Component
 public class WaitingQuestions {
 
-  /** The sub-agent that asked, and the id the model gave its {@code ask_user} call. */
-  public record WaitingQuestion(SubAgent subAgent, String askUserCallId) {}
+  /**
+   * The sub-agent that asked, the id the model gave its {@code ask_user} call, and the options it
+   * offers (empty: an open question).
+   */
+  public record WaitingQuestion(SubAgent subAgent, String askUserCallId, List<String> options) {}
 
   private final MongoTemplate mongo;
   private final SubAgentConversations conversations;
@@ -53,16 +57,18 @@ public class WaitingQuestions {
       if (subAgent == null) {
         continue;
       }
-      Optional<String> call = unansweredAskUser(conversations.messages(subAgent.id()));
+      Optional<RequestedToolCall> call = unansweredAskUser(conversations.messages(subAgent.id()));
       if (call.isPresent()) {
-        return Optional.of(new WaitingQuestion(subAgent, call.get()));
+        return Optional.of(
+            new WaitingQuestion(
+                subAgent, call.get().id(), AskUser.options(call.get().arguments())));
       }
     }
     return Optional.empty();
   }
 
-  /** The id the model gave the {@code ask_user} call that has no tool message yet, if any. */
-  static Optional<String> unansweredAskUser(List<SubAgentMessage> conversation) {
+  /** The {@code ask_user} call that has no tool message yet, if any. */
+  static Optional<RequestedToolCall> unansweredAskUser(List<SubAgentMessage> conversation) {
     Set<String> answered = new HashSet<>();
     for (SubAgentMessage m : conversation.reversed()) {
       if (SubAgentMessage.TOOL.equals(m.role())) {
@@ -70,8 +76,7 @@ public class WaitingQuestions {
       } else if (SubAgentMessage.ASSISTANT.equals(m.role())) {
         return m.toolCalls().stream()
             .filter(call -> ToolCatalog.ASK_USER.equals(call.name()))
-            .map(RequestedToolCall::id)
-            .filter(id -> !answered.contains(id))
+            .filter(call -> !answered.contains(call.id()))
             .findFirst();
       }
     }

@@ -293,8 +293,8 @@ class FeedbackControllerTest {
         .andExpect(
             jsonPath("$.detail")
                 .value(
-                    "type must be one of approval, clarification, information, guidance; not"
-                        + " 'selfie'"));
+                    "type must be one of approval, clarification, information, selection,"
+                        + " guidance; not 'selfie'"));
     feedback("{\"type\":\"approval\",\"toolCallId\":\"x\"}")
         .andExpect(status().isBadRequest())
         .andExpect(
@@ -324,6 +324,39 @@ class FeedbackControllerTest {
               assertThat(m.role()).isEqualTo(ChatMessage.USER);
               assertThat(m.content()).isEqualTo("Kafka");
             });
+  }
+
+  @Test
+  void aSelectionAnswersAQuestionWithOptionsWithOneOfThem() throws Exception {
+    stored.askingConversation(subAgent, "ask-open", "What should I research?");
+    feedback("{\"type\":\"selection\",\"option\":\"Kafka\"}")
+        .andExpect(status().isConflict())
+        .andExpect(
+            jsonPath("$.detail")
+                .value("the question waiting offers no options: send a clarification"));
+    stored.append(subAgent, SubAgentMessage.TOOL, "Streams", List.of(), "ask-open");
+    stored.append(
+        subAgent,
+        SubAgentMessage.ASSISTANT,
+        null,
+        List.of(
+            new dev.agentrt.store.RequestedToolCall(
+                "ask-2",
+                "ask_user",
+                "{\"question\":\"Which?\",\"options\":[\"Kafka\",\"MongoDB\"]}")),
+        null);
+
+    feedback("{\"type\":\"selection\",\"option\":\"Redis\"}")
+        .andExpect(status().isBadRequest())
+        .andExpect(
+            jsonPath("$.detail").value("'Redis' is not one of the options [Kafka, MongoDB]"));
+    feedback("{\"type\":\"selection\",\"option\":\"MongoDB\"}")
+        .andExpect(status().isAccepted())
+        .andExpect(jsonPath("$.outcome").value("answered"));
+
+    assertThat(mongo.findAll(ChatMessage.class))
+        .singleElement()
+        .satisfies(m -> assertThat(m.content()).isEqualTo("MongoDB"));
   }
 
   @Test
