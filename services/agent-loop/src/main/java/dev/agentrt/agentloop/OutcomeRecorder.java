@@ -279,15 +279,31 @@ class OutcomeRecorder {
    * TaskWaiting} per call in the same write, for the notifier to ask in the chat. The sub-agent
    * stays {@code active}: the other calls of the turn run meanwhile, and the next turn waits, like
    * for any call, until every call has its result (a rejected one gets its tool message from the
-   * orchestrator, an approved one from tool-runner). Safe to repeat: the move is conditional and
-   * the events' ids derive from the calls.
+   * orchestrator, an approved one from tool-runner). Safe to repeat: the move is conditional, the
+   * events' ids derive from the calls, and calls decided meanwhile are left out (an approved call
+   * still running leaves its answer last, so the answer is applied again on a redelivery).
    */
   private void awaitApproval(
       SubAgent subAgent, SubAgentMessage answer, List<RequestedToolCall> gated) {
     Instant now = clock.instant();
+    List<String> awaiting =
+        mongo
+            .find(
+                Query.query(
+                    Criteria.where("_id")
+                        .in(gated.stream().map(call -> toolCallId(answer.id(), call)).toList())
+                        .and("status")
+                        .is(ToolCallStatus.awaiting_approval)),
+                ToolCall.class)
+            .stream()
+            .map(ToolCall::id)
+            .toList();
     List<Event> waiting = new ArrayList<>();
     for (RequestedToolCall call : gated) {
       String toolCallId = toolCallId(answer.id(), call);
+      if (!awaiting.contains(toolCallId)) {
+        continue;
+      }
       ledger.append(
           subAgent,
           "approval_requested/" + toolCallId,
@@ -310,7 +326,9 @@ class OutcomeRecorder {
               call.name(),
               call.arguments()));
     }
-    moveTask(subAgent, TaskStatus.running, TaskStatus.waiting, new Update(), waiting);
+    if (!waiting.isEmpty()) {
+      moveTask(subAgent, TaskStatus.running, TaskStatus.waiting, new Update(), waiting);
+    }
   }
 
   /**

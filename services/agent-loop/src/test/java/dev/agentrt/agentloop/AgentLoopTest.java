@@ -344,6 +344,21 @@ class AgentLoopTest {
         .satisfies(e -> assertThat(e.data()).containsEntry("toolCallId", gatedId));
     await().until(() -> task().outbox().isEmpty()); // its TaskWaiting is published
 
+    // approved (as the orchestrator stores it) and still running: a redelivery changes nothing
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(gatedId)),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("status", ToolCallStatus.running),
+        ToolCall.class);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(task().id())),
+        new org.springframework.data.mongodb.core.query.Update().set("status", TaskStatus.running),
+        Task.class);
+    loop.wake(subAgent.id());
+    assertThat(task().status())
+        .as("not waiting again for a decided call")
+        .isEqualTo(TaskStatus.running);
+
     append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_2");
     loop.wake(subAgent.id());
     assertThat(model.requests()).as("the gated call has no result yet").hasSize(1);
