@@ -159,6 +159,43 @@ class ApprovalIT {
     assertThat(toolCall(toolCallId).getString("status")).isEqualTo("success");
   }
 
+  @Test
+  void anOpenAiClientGetsTheApprovalRequestAsTheReplyAndApprovesWithItsNextMessage() {
+    String note = "Save a note: asked over the openai api";
+    ChatApi.Response asked = complete(List.of("user", note));
+    assertThat(asked.status()).isEqualTo(200);
+    String request = replyOf(asked);
+    assertThat(request).startsWith("The Scribe asks to run write_note with ");
+
+    ChatApi.Response approved =
+        complete(List.of("user", note, "assistant", request, "user", "approve"));
+
+    assertThat(approved.status()).isEqualTo(200);
+    assertThat(approved.body().path("chat_id").asString())
+        .as("the same chat, found by its history")
+        .isEqualTo(asked.body().path("chat_id").asString());
+    List<Path> written = notesNamed("asked-over-the-openai-api");
+    assertThat(written).hasSize(1);
+    assertThat(replyOf(approved)).isEqualTo("Saved the note " + written.getFirst() + ".");
+  }
+
+  /** A /v1 chat completion of these messages, given as role, content, role, content, … */
+  private static ChatApi.Response complete(List<String> rolesAndContents) {
+    var body = tools.jackson.databind.json.JsonMapper.builder().build().createObjectNode();
+    var messages = body.put("model", "agentrt").putArray("messages");
+    for (int i = 0; i < rolesAndContents.size(); i += 2) {
+      messages
+          .addObject()
+          .put("role", rolesAndContents.get(i))
+          .put("content", rolesAndContents.get(i + 1));
+    }
+    return api.post("/v1/chat/completions", body.toString());
+  }
+
+  private static String replyOf(ChatApi.Response completion) {
+    return completion.body().path("choices").path(0).path("message").path("content").asString();
+  }
+
   /** Posts the message and returns the call the notifier's approval request asks about. */
   private static String approvalRequested(String chatId, String message) {
     assertThat(api.postMessage(chatId, message).status()).isEqualTo(202);

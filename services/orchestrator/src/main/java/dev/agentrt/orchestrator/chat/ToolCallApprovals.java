@@ -23,6 +23,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.FindAndModifyOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -47,14 +48,16 @@ import tools.jackson.databind.json.JsonMapper;
  *       it, as it answers any finished call whose answer may be missing.
  * </ul>
  *
- * When no call of the task awaits approval any more, the task goes back to {@code running}.
+ * When no call of the task awaits approval any more, the task goes back to {@code running}. A
+ * decision the person gave as a chat message ("approve", "reject: …") records that message's id
+ * ({@code decision.messageId}), so the message, redelivered, decides nothing more.
  */
-class ToolCallApprovals {
+public class ToolCallApprovals {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   /** What became of a decision. */
-  sealed interface Outcome {
+  public sealed interface Outcome {
     record Decided(ToolCall call) implements Outcome {}
 
     /** The call is not in this chat (or does not exist). */
@@ -75,7 +78,7 @@ class ToolCallApprovals {
   /**
    * @param holds the holds of tool calls (their {@code lease}), as tool-runner takes them
    */
-  ToolCallApprovals(
+  public ToolCallApprovals(
       MongoTemplate mongo,
       SubAgentConversations conversations,
       Outbox outbox,
@@ -96,15 +99,34 @@ class ToolCallApprovals {
    * @param by who decided: a user's name, or {@code timeout}
    * @param reason why, for a rejection (the model reads it); null: none given
    */
-  Outcome decide(
+  public Outcome decide(
       String chatId, String toolCallId, boolean approved, @Nullable String reason, String by) {
+    return decide(chatId, toolCallId, approved, reason, by, null);
+  }
+
+  /**
+   * {@link #decide(String, String, boolean, String, String)} on the person's chat message.
+   *
+   * @param messageId the person's message that decided, recorded with the decision
+   */
+  public Outcome decide(
+      String chatId,
+      String toolCallId,
+      boolean approved,
+      @Nullable String reason,
+      String by,
+      @Nullable String messageId) {
     ToolCall call = mongo.findById(toolCallId, ToolCall.class);
     if (call == null || !call.chatId().equals(chatId)) {
       return new Outcome.NotFound();
     }
     Instant now = clock.instant();
+    org.bson.Document decision = decision(approved, by, now, approved ? null : reasonOr(reason));
+    if (messageId != null) {
+      decision.append("messageId", messageId);
+    }
     Optional<ToolCall> decided =
-        approved ? approve(call, by, now) : reject(call, reasonOr(reason), by, now);
+        approved ? approve(call, decision, now) : reject(call, decision, now);
     if (decided.isEmpty()) {
       ToolCall current = mongo.findById(toolCallId, ToolCall.class);
       return new Outcome.NotAwaiting(current == null ? call.status() : current.status());
@@ -158,7 +180,29 @@ class ToolCallApprovals {
     return rejected;
   }
 
-  private Optional<ToolCall> approve(ToolCall call, String by, Instant now) {
+  /** The chat's call that awaits approval, the latest asked first. */
+  public Optional<ToolCall> awaitingIn(String chatId) {
+    return Optional.ofNullable(
+        mongo.findOne(
+            Query.query(
+                    Criteria.where("chatId")
+                        .is(chatId)
+                        .and("status")
+                        .is(ToolCallStatus.awaiting_approval))
+                .with(Sort.by(Sort.Direction.DESC, "createdAt", "_id"))
+                .limit(1),
+            ToolCall.class));
+  }
+
+  /** The call the person's chat message decided, if it decided one. */
+  public Optional<ToolCall> decidedBy(String messageId) {
+    return Optional.ofNullable(
+        mongo.findOne(
+            Query.query(Criteria.where(ToolCall.DECISION + ".messageId").is(messageId)),
+            ToolCall.class));
+  }
+
+  private Optional<ToolCall> approve(ToolCall call, org.bson.Document decision, Instant now) {
     OutboxEntry requested =
         OutboxEntry.of(
             new ToolCallRequested(
@@ -179,21 +223,21 @@ class ToolCallApprovals {
                     .is(ToolCallStatus.awaiting_approval)),
             new Update()
                 .set("status", ToolCallStatus.pending)
-                .set(ToolCall.DECISION, decision(true, by, now, null))
+                .set(ToolCall.DECISION, decision)
                 .set("updatedAt", now)
                 .push(Outbox.FIELD, requested),
             FindAndModifyOptions.options().returnNew(true),
             ToolCall.class));
   }
 
-  private Optional<ToolCall> reject(ToolCall call, String reason, String by, Instant now) {
+  private Optional<ToolCall> reject(ToolCall call, org.bson.Document decision, Instant now) {
     return holds.takeAndGet(
         call.id(),
         Criteria.where("status").is(ToolCallStatus.awaiting_approval),
         new Update()
             .set("status", ToolCallStatus.failed)
-            .set("error", rejection(reason))
-            .set(ToolCall.DECISION, decision(false, by, now, reason))
+            .set("error", rejection(decision.getString("reason")))
+            .set(ToolCall.DECISION, decision)
             .set("updatedAt", now),
         ToolCall.class);
   }

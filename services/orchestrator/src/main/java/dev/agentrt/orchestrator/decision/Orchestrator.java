@@ -10,7 +10,10 @@ import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.model.ModelMessage;
+import dev.agentrt.orchestrator.chat.ChatAccess;
+import dev.agentrt.orchestrator.chat.ToolCallApprovals;
 import dev.agentrt.orchestrator.decision.Decider.Decided;
+import dev.agentrt.orchestrator.security.Users;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
@@ -28,6 +31,7 @@ import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.UsageCounter;
 import java.time.Clock;
@@ -56,6 +60,8 @@ import org.springframework.stereotype.Component;
  *       returned; the model is not asked again.
  *   <li>If a task of the chat waits for the person's answer, the message is that answer: it goes to
  *       the sub-agent as the result of its {@code ask_user} call. No model call.
+ *   <li>If a call of the chat awaits approval and the message says "approve" or "reject: …", the
+ *       message decides it ({@link ToolCallApprovals}). No model call.
  *   <li>Otherwise the model decides: answer, new task, or follow-up to an earlier sub-agent.
  * </ol>
  *
@@ -82,6 +88,7 @@ class Orchestrator {
   private final UsageCounter usage;
   private final RunLedger ledger;
   private final WaitingQuestions questions;
+  private final ToolCallApprovals approvals;
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
   Orchestrator(
@@ -93,7 +100,8 @@ class Orchestrator {
       OrchestratorProperties properties,
       UsageCounter usage,
       RunLedger ledger,
-      WaitingQuestions questions) {
+      WaitingQuestions questions,
+      ToolCallApprovals approvals) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.agents = agents;
@@ -103,11 +111,13 @@ class Orchestrator {
     this.usage = usage;
     this.ledger = ledger;
     this.questions = questions;
+    this.approvals = approvals;
   }
 
   Publication handle(ChatMessage message) {
     return storedOutcome(message)
         .or(() -> routeToWaitingSubAgent(message))
+        .or(() -> decideWaitingApproval(message))
         .orElseGet(
             () -> {
               String model = modelFor(message);
@@ -199,7 +209,36 @@ class Orchestrator {
             });
   }
 
-  // --- 2. the model's decision -------------------------------------------------------------
+  // --- 2. a decision on a call that awaits approval ----------------------------------------
+
+  /**
+   * "approve" or "reject: …" while a call of the chat awaits approval decides the latest such call,
+   * as {@code POST /api/chats/{id}/feedback} would, by the chat's owner; the decision records this
+   * message, so the message redelivered finds its call decided and decides nothing more. Any other
+   * message goes on to the model.
+   */
+  private Optional<Publication> decideWaitingApproval(ChatMessage message) {
+    if (approvals.decidedBy(message.id()).isPresent()) {
+      return Optional.of(new Publication(Collections.CHAT_MESSAGES, message.id(), List.of()));
+    }
+    Optional<ApprovalWords.Verdict> verdict = ApprovalWords.read(message.content());
+    Optional<ToolCall> awaiting =
+        verdict.isEmpty() ? Optional.empty() : approvals.awaitingIn(message.chatId());
+    if (awaiting.isEmpty()) {
+      return Optional.empty();
+    }
+    Chat chat = mongo.findById(message.chatId(), Chat.class);
+    approvals.decide(
+        message.chatId(),
+        awaiting.get().id(),
+        verdict.get().approved(),
+        verdict.get().reason(),
+        chat == null ? Users.LOCAL : ChatAccess.ownerOf(chat),
+        message.id());
+    return Optional.of(new Publication(Collections.CHAT_MESSAGES, message.id(), List.of()));
+  }
+
+  // --- 3. the model's decision -------------------------------------------------------------
 
   private Decided decide(ChatMessage message, @Nullable String model) {
     // The tasks the orchestrator started: a child task belongs to the agent that started it.
