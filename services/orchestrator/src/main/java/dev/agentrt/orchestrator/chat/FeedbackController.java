@@ -11,7 +11,6 @@ import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
@@ -34,9 +33,10 @@ import org.springframework.web.server.ResponseStatusException;
  * </ul>
  *
  * Only the chat's owner gives feedback (as for posting messages); another's chat is {@code 404}.
+ * {@code POST /v1/orchestration/{id}/feedback} takes the same, for clients of the OpenAI-compatible
+ * API.
  */
 @RestController
-@RequestMapping("/api/chats")
 class FeedbackController {
 
   static final String APPROVAL = "approval";
@@ -81,7 +81,7 @@ class FeedbackController {
     this.guidance = guidance;
   }
 
-  @PostMapping("/{chatId}/feedback")
+  @PostMapping({"/api/chats/{chatId}/feedback", "/v1/orchestration/{chatId}/feedback"})
   @ResponseStatus(HttpStatus.ACCEPTED)
   Accepted feedback(@PathVariable String chatId, @Valid @RequestBody Feedback body) {
     Chat chat =

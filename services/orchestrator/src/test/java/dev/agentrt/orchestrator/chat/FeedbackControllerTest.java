@@ -202,6 +202,22 @@ class FeedbackControllerTest {
   }
 
   @Test
+  void theOpenAiSidePathTakesTheSameFeedback() throws Exception {
+    ToolCall call = awaiting("c1");
+
+    http.perform(
+            post("/v1/orchestration/chat-1/feedback")
+                .contentType(MediaType.APPLICATION_JSON)
+                .content(
+                    "{\"type\":\"approval\",\"toolCallId\":\""
+                        + call.id()
+                        + "\",\"approved\":true}"))
+        .andExpect(status().isAccepted());
+
+    assertThat(call(call).status()).isEqualTo(ToolCallStatus.pending);
+  }
+
+  @Test
   void aSecondDecisionOnTheSameCallIsAConflict() throws Exception {
     ToolCall call = awaiting("c1");
     String approve =

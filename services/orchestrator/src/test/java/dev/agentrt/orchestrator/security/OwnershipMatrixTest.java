@@ -169,6 +169,13 @@ class OwnershipMatrixTest {
                 Map.of(),
                 expect(202, 404, 401, 404)),
             new Row(
+                "/v1 feedback",
+                "POST",
+                "/v1/orchestration/" + chat + "/feedback",
+                "{\"type\":\"guidance\",\"taskId\":\"" + task.id() + "\",\"text\":\"Be brief\"}",
+                Map.of(),
+                expect(202, 404, 401, 404)),
+            new Row(
                 "cancel",
                 "POST",
                 "/api/tasks/" + task.id() + "/cancel",
