@@ -38,9 +38,11 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Tool approval end to end on the offline model: "Save a note: …" starts the scribe, whose {@code
- * write_note} call waits for the person. Approved — even twice at once, or with tool-runner killed
- * between the approval and the run — the note is written exactly once and the run finishes with its
- * path; rejected, the call never reaches tool-runner and the model answers with the reason.
+ * write_note} call waits for the person. Approved — even twice at once, with tool-runner killed
+ * between the approval and the run, or with agent-loop killed while the call waits — the note is
+ * written exactly once and the run finishes with its path; rejected, the call never reaches
+ * tool-runner and the model answers with the reason. An OpenAI-compatible client gets the approval
+ * request as its reply and approves with its next message.
  */
 class ApprovalIT {
 
@@ -157,6 +159,25 @@ class ApprovalIT {
     assertThat(written).as("written exactly once").hasSize(1);
     assertThat(answer).isEqualTo("Saved the note " + written.getFirst() + ".");
     assertThat(toolCall(toolCallId).getString("status")).isEqualTo("success");
+  }
+
+  @Test
+  void agentLoopKilledWhileTheCallAwaitsApprovalFinishesTheRunWithTheNoteWrittenOnce() {
+    String chatId = api.createChat();
+    String toolCallId = approvalRequested(chatId, "Save a note: outlives the agent loop");
+
+    services.kill("agent-loop");
+    assertThat(decide(chatId, toolCallId, true, null).status()).isEqualTo(202);
+    await()
+        .atMost(RUN_TIMEOUT)
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> toolCall(toolCallId).getString("status").equals("success"));
+    services.startAgain("agent-loop");
+
+    String answer = finalAnswer(chatId);
+    List<Path> written = notesNamed("outlives-the-agent-loop");
+    assertThat(written).as("written exactly once").hasSize(1);
+    assertThat(answer).isEqualTo("Saved the note " + written.getFirst() + ".");
   }
 
   @Test
