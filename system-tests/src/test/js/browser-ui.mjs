@@ -142,6 +142,19 @@ try {
   await page.locator('#activity .kind-question').waitFor({ state: 'detached', timeout: TIMEOUT });
   step('a waiting task is cancelled from its card: Cancelled, and no more question pending');
 
+  // A note the scribe may write only once approved: the request has Approve and Reject.
+  await page.getByRole('button', { name: 'New chat' }).click();
+  await page.locator('#welcome').waitFor({ timeout: TIMEOUT });
+  await input.fill('Save a note: approved in the browser');
+  await input.press('Enter');
+  const approval = page.locator('.message .approval');
+  await approval.getByRole('button', { name: 'Approve' }).waitFor({ timeout: TIMEOUT });
+  await page.screenshot({ path: join(screenshots, 'approval.png') });
+  await approval.getByRole('button', { name: 'Approve' }).click();
+  await approval.locator('.approval-outcome', { hasText: 'Approved' }).waitFor({ timeout: TIMEOUT });
+  await page.locator('.message', { hasText: 'Saved the note' }).waitFor({ timeout: TIMEOUT });
+  step('a note is approved from its request: Approved, then the scribe says where it saved it');
+
   if (problems.length) throw new Error(problems.join('\n'));
   console.log(`OK, screenshots in ${screenshots}`);
 } catch (e) {

@@ -37,6 +37,7 @@ function emptyChat(chatId) {
     events: new Map(), // taskId -> [run event]
     activity: new Map(), // taskId -> {agent, text, kind}
     questions: new Map(), // messageId -> taskId: a sub-agent's question
+    decisions: new Map(), // toolCallId -> what was decided on it, as shown
     answers: new Map(), // messageId -> taskId: the person's answer to it
     awaitingQuestion: new Set(), // taskIds whose question event came before its message
     details: new Map(), // taskId -> GET /api/tasks/{id} (tasks without run events)
@@ -112,10 +113,44 @@ function messageElement(message) {
       el('div.message-meta', {}, el('span.author', {}, author(message)), el('span.time', {}, formatTime(message.createdAt))),
       el('div.tag'),
       message.role === 'user' ? el('div.plain', {}, message.content) : markdown(message.content),
+      message.toolCallId && message.role !== 'user' ? approvalControls(message.toolCallId) : null,
       message.taskId && message.role !== 'user'
         ? el('button.link.task-link', { type: 'button', onclick: () => openTask(message.taskId) }, 'Show what the agent did')
         : null));
   return node;
+}
+
+/** Approve or Reject (with an optional reason) for a call that awaits the person's approval. */
+function approvalControls(toolCallId) {
+  const box = el('div.approval', { dataset: { toolCallId } });
+  const decided = state.decisions.get(toolCallId);
+  if (decided) {
+    box.append(el('span.approval-outcome', {}, decided));
+    return box;
+  }
+  const reason = el('input.approval-reason', { type: 'text', placeholder: 'Reason (optional)', 'aria-label': 'Reason' });
+  const decide = async (approved) => {
+    for (const button of box.querySelectorAll('button')) button.disabled = true;
+    try {
+      await api.feedback(state.chatId, { type: 'approval', toolCallId, approved, reason: reason.value.trim() || null });
+      showDecision(toolCallId, approved ? 'Approved' : `Rejected${reason.value.trim() ? `: ${reason.value.trim()}` : ''}`);
+    } catch (e) {
+      toast(e instanceof ApiError && e.status === 409 ? 'That call was decided already.' : `Could not send the decision: ${e.message}`);
+      for (const button of box.querySelectorAll('button')) button.disabled = false;
+    }
+  };
+  box.append(reason,
+    el('button.approve', { type: 'button', onclick: () => decide(true) }, 'Approve'),
+    el('button.reject', { type: 'button', onclick: () => decide(false) }, 'Reject'));
+  return box;
+}
+
+/** Shows a call's decision in place of its buttons, wherever it was decided. */
+function showDecision(toolCallId, text) {
+  state.decisions.set(toolCallId, text);
+  for (const box of document.querySelectorAll('.approval')) {
+    if (box.dataset.toolCallId === toolCallId) box.replaceChildren(el('span.approval-outcome', {}, text));
+  }
 }
 
 function renderMessages() {
@@ -297,7 +332,7 @@ function onEvent(event) {
   const doing = (kind, text) => state.activity.set(taskId, { agent, kind, text });
   switch (event.type) {
     case 'message':
-      addMessage({ id: d.messageId, role: d.role, content: d.content, taskId: d.taskId ?? null, createdAt: event.at });
+      addMessage({ id: d.messageId, role: d.role, content: d.content, taskId: d.taskId ?? null, toolCallId: d.toolCallId ?? null, createdAt: event.at });
       if (d.taskId) refreshTasksSoon();
       break;
     case 'handoff':
@@ -337,6 +372,9 @@ function onEvent(event) {
       else state.awaitingQuestion.add(taskId);
       break;
     }
+    case 'approval_decided':
+      showDecision(d.toolCallId, d.approved ? `Approved by ${d.by}` : `Rejected by ${d.by}: ${d.reason}`);
+      break;
     case 'user_answer': {
       setStatus(taskId, 'running');
       state.deciding = false;

@@ -10,6 +10,7 @@ import { api } from './api.js';
 export const EVENT_TYPES = [
   'message', 'handoff', 'run_start', 'step_start', 'step_end', 'tool_call_start',
   'tool_call_result', 'question', 'user_answer', 'budget_warning', 'error', 'run_end',
+  'approval_requested', 'approval_decided',
 ];
 
 export class ChatStream {

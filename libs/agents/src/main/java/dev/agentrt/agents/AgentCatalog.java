@@ -44,8 +44,8 @@ public final class AgentCatalog {
 
   /**
    * Reads an agents file: {@code agents: [{name, description, systemPrompt, tools, maxSteps, model,
-   * outputSchema, delegates}]}. Whether a {@code model} names a configured model is checked by the
-   * services that know the models.
+   * outputSchema, delegates, approve}]}. Whether a {@code model} names a configured model is
+   * checked by the services that know the models.
    */
   public static AgentCatalog read(InputStream yaml, String source) {
     JsonNode root;
@@ -216,6 +216,14 @@ public final class AgentCatalog {
     if (new HashSet<>(delegates).size() != delegates.size()) {
       throw new InvalidAgentsException(where + " lists a delegate twice");
     }
+    List<String> approve = new ArrayList<>();
+    node.path("approve").forEach(t -> approve.add(t.asString()));
+    for (String tool : approve) {
+      if (!ToolCatalog.covers(tools, tool)) {
+        throw new InvalidAgentsException(
+            where + " asks approval for '" + tool + "', which is not among its tools");
+      }
+    }
     return new AgentDefinition(
         name,
         description,
@@ -224,6 +232,7 @@ public final class AgentCatalog {
         maxSteps,
         model,
         outputSchema,
-        List.copyOf(delegates));
+        List.copyOf(delegates),
+        List.copyOf(approve));
   }
 }

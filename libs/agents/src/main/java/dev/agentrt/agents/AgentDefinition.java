@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
  * @param outputSchema a JSON Schema (as JSON text) its final answer must satisfy, or null for free
  *     text
  * @param delegates the agents it may call with {@code message_agent}; empty for none
+ * @param approve tools of its list whose calls wait for a person's approval ({@code <server>__*}
+ *     covers a server's tools), besides those tool-runner's configuration gates for every agent
  */
 public record AgentDefinition(
     String name,
@@ -22,7 +24,30 @@ public record AgentDefinition(
     int maxSteps,
     @Nullable String model,
     @Nullable String outputSchema,
-    List<String> delegates) {
+    List<String> delegates,
+    List<String> approve) {
+
+  /** An agent whose calls need no approval of its own asking. */
+  public AgentDefinition(
+      String name,
+      String description,
+      String systemPrompt,
+      List<String> tools,
+      int maxSteps,
+      @Nullable String model,
+      @Nullable String outputSchema,
+      List<String> delegates) {
+    this(
+        name,
+        description,
+        systemPrompt,
+        tools,
+        maxSteps,
+        model,
+        outputSchema,
+        delegates,
+        List.of());
+  }
 
   /** An agent that calls no other agent. */
   public AgentDefinition(

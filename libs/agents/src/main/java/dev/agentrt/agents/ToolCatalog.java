@@ -32,10 +32,20 @@ public final class ToolCatalog {
   public static final String CURRENT_TIME = "current_time";
   public static final String HTTP_GET = "http_get";
   public static final String WEB_SEARCH = "web_search";
+  public static final String WRITE_NOTE = "write_note";
 
   /** The tools tool-runner brings itself (some only when configured, e.g. web_search). */
   public static final Set<String> BUILT_IN =
-      Set.of(SEARCH_DOCS, READ_DOC, CALCULATOR, CURRENT_TIME, HTTP_GET, WEB_SEARCH);
+      Set.of(SEARCH_DOCS, READ_DOC, CALCULATOR, CURRENT_TIME, HTTP_GET, WEB_SEARCH, WRITE_NOTE);
+
+  /**
+   * The field of a {@link #DEFINITIONS} document that says whether every call of the tool waits for
+   * a person's approval: {@value #APPROVAL_REQUIRED} or {@value #APPROVAL_NONE}.
+   */
+  public static final String APPROVAL = "approval";
+
+  public static final String APPROVAL_REQUIRED = "required";
+  public static final String APPROVAL_NONE = "none";
 
   /** Separates an MCP server's name from its tool's name: {@code files__read_file}. */
   public static final String MCP_SEPARATOR = "__";
@@ -50,10 +60,12 @@ public final class ToolCatalog {
       new ToolSpec(
           ASK_USER,
           "Ask the person a question when the task is unclear; the answer comes back as this"
-              + " call's result.",
+              + " call's result. With options, the person picks one of them.",
           """
           {"type":"object","required":["question"],"additionalProperties":false,
-           "properties":{"question":{"type":"string","minLength":1}}}""");
+           "properties":{"question":{"type":"string","minLength":1},
+                         "options":{"type":"array","minItems":2,"maxItems":10,
+                                    "items":{"type":"string","minLength":1}}}}""");
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -101,10 +113,26 @@ public final class ToolCatalog {
    * it lists as {@code <server>__*}.
    */
   public static boolean allows(AgentDefinition agent, String tool) {
-    if (ASK_USER.equals(tool) || agent.tools().contains(tool)) {
+    return ASK_USER.equals(tool) || covers(agent.tools(), tool);
+  }
+
+  /**
+   * Whether a call of this tool waits for a person's approval: tool-runner's configuration gates it
+   * for every agent ({@code gatedForAll}, from its definition), or the agent's {@code approve} list
+   * names it ({@code <server>__*} covering a server's tools).
+   */
+  public static boolean needsApproval(AgentDefinition agent, String tool, boolean gatedForAll) {
+    return !ASK_USER.equals(tool)
+        && !MESSAGE_AGENT.equals(tool)
+        && (gatedForAll || covers(agent.approve(), tool));
+  }
+
+  /** Whether a list of tool entries names this tool, or its server as {@code <server>__*}. */
+  static boolean covers(List<String> entries, String tool) {
+    if (entries.contains(tool)) {
       return true;
     }
-    return agent.tools().stream()
+    return entries.stream()
         .filter(t -> t.endsWith(MCP_SEPARATOR + "*"))
         .anyMatch(t -> tool.startsWith(t.substring(0, t.length() - 1)));
   }

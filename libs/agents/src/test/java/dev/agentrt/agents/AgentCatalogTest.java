@@ -124,6 +124,48 @@ class AgentCatalogTest {
         .hasMessageContaining("agent 'analyst' delegates to itself");
   }
 
+  @Test
+  void anAgentAsksApprovalForSomeOfItsToolsServersIncluded() {
+    AgentDefinition writer =
+        read("""
+                agents:
+                  - name: writer
+                    description: Writes.
+                    systemPrompt: You write.
+                    tools: [search_docs, write_note, files__*]
+                    approve: [write_note, files__*]
+                """)
+            .get("writer");
+
+    assertThat(ToolCatalog.needsApproval(writer, "write_note", false)).isTrue();
+    assertThat(ToolCatalog.needsApproval(writer, "files__write_file", false)).isTrue();
+    assertThat(ToolCatalog.needsApproval(writer, "search_docs", false)).isFalse();
+    assertThat(ToolCatalog.needsApproval(writer, "search_docs", true))
+        .as("gated for every agent by tool-runner's configuration")
+        .isTrue();
+    assertThat(ToolCatalog.needsApproval(writer, ToolCatalog.ASK_USER, true)).isFalse();
+    assertThat(AgentCatalog.fromClasspath("agents.yml").get("scribe").approve())
+        .containsExactly("write_note");
+  }
+
+  @Test
+  void approvalForAToolTheAgentDoesNotListStopsStartUp() {
+    assertThatThrownBy(
+            () ->
+                read(
+                    """
+                    agents:
+                      - name: writer
+                        description: Writes.
+                        systemPrompt: You write.
+                        tools: [search_docs]
+                        approve: [write_note]
+                    """))
+        .isInstanceOf(InvalidAgentsException.class)
+        .hasMessageContaining(
+            "agent 'writer' asks approval for 'write_note', which is not among its tools");
+  }
+
   private static AgentCatalog read(String yaml) {
     return AgentCatalog.read(
         new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)), "test agents");

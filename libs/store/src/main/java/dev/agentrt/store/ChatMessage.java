@@ -17,6 +17,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  * @param usage on an assistant message the model wrote, the tokens of the model turns behind it
  * @param awaitingDecision true on the person's message until the orchestrator has decided what it
  *     leads to; absent otherwise
+ * @param toolCallId on the notifier's approval request, the call that awaits the decision (answered
+ *     with {@code POST /api/chats/{id}/feedback}); absent otherwise
  */
 @Document(Collections.CHAT_MESSAGES)
 public record ChatMessage(
@@ -29,7 +31,8 @@ public record ChatMessage(
     @Nullable TurnUsage usage,
     Instant createdAt,
     List<OutboxEntry> outbox,
-    @Nullable Boolean awaitingDecision) {
+    @Nullable Boolean awaitingDecision,
+    @Nullable String toolCallId) {
 
   public static final String USER = "user";
   public static final String ASSISTANT = "assistant";
@@ -39,6 +42,34 @@ public record ChatMessage(
 
   @PersistenceCreator
   public ChatMessage {}
+
+  public ChatMessage(
+      String id,
+      String chatId,
+      String role,
+      String content,
+      @Nullable String taskId,
+      @Nullable String model,
+      @Nullable TurnUsage usage,
+      Instant createdAt,
+      List<OutboxEntry> outbox,
+      @Nullable Boolean awaitingDecision) {
+    this(
+        id, chatId, role, content, taskId, model, usage, createdAt, outbox, awaitingDecision, null);
+  }
+
+  /** The assistant's request that the person approve or reject a tool call of a task. */
+  public static ChatMessage approvalRequest(
+      String id,
+      String chatId,
+      String content,
+      String taskId,
+      String toolCallId,
+      Instant createdAt,
+      List<OutboxEntry> outbox) {
+    return new ChatMessage(
+        id, chatId, ASSISTANT, content, taskId, null, null, createdAt, outbox, null, toolCallId);
+  }
 
   /** The person's message, awaiting the orchestrator's decision. */
   public static ChatMessage fromPerson(

@@ -9,7 +9,8 @@ import org.springframework.data.mongodb.core.query.Update;
 /**
  * Tool calls of a run that ended before they started: {@code pending → failed}, by the same kind of
  * conditional update a tool-runner claims a call with, so a call either started before the run
- * ended (it finishes and is recorded, but nothing acts on it) or never starts.
+ * ended (it finishes and is recorded, but nothing acts on it) or never starts. A call still
+ * awaiting a person's approval is rejected the same way: {@code awaiting_approval → failed}.
  */
 public final class PendingToolCalls {
 
@@ -22,22 +23,41 @@ public final class PendingToolCalls {
    * @return how many it failed
    */
   public static long fail(MongoTemplate mongo, String subAgentId, String errorType, Instant now) {
-    return mongo
-        .updateMulti(
-            Query.query(
-                Criteria.where("subAgentId")
-                    .is(subAgentId)
-                    .and("status")
-                    .is(ToolCallStatus.pending)),
-            new Update()
-                .set("status", ToolCallStatus.failed)
-                .set(
-                    "error",
-                    "{\"error_type\":\""
-                        + errorType
-                        + "\",\"message\":\"not run: the run ended before it started\"}")
-                .set("updatedAt", now),
-            ToolCall.class)
-        .getModifiedCount();
+    long rejected =
+        mongo
+            .updateMulti(
+                Query.query(
+                    Criteria.where("subAgentId")
+                        .is(subAgentId)
+                        .and("status")
+                        .is(ToolCallStatus.awaiting_approval)),
+                new Update()
+                    .set("status", ToolCallStatus.failed)
+                    .set(
+                        "error",
+                        "{\"error_type\":\"rejected\",\"message\":\""
+                            + errorType
+                            + ": the run ended before a person decided\"}")
+                    .set("updatedAt", now),
+                ToolCall.class)
+            .getModifiedCount();
+    return rejected
+        + mongo
+            .updateMulti(
+                Query.query(
+                    Criteria.where("subAgentId")
+                        .is(subAgentId)
+                        .and("status")
+                        .is(ToolCallStatus.pending)),
+                new Update()
+                    .set("status", ToolCallStatus.failed)
+                    .set(
+                        "error",
+                        "{\"error_type\":\""
+                            + errorType
+                            + "\",\"message\":\"not run: the run ended before it started\"}")
+                    .set("updatedAt", now),
+                ToolCall.class)
+            .getModifiedCount();
   }
 }

@@ -18,7 +18,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  * @param type what happened: {@code message}, {@code handoff}, {@code run_start}, {@code
  *     step_start}, {@code step_end}, {@code tool_call_start}, {@code tool_call_result}, {@code
  *     question}, {@code user_answer}, {@code budget_warning}, {@code error}, {@code run_end},
- *     {@code delegation_start}, {@code delegation_end}
+ *     {@code delegation_start}, {@code delegation_end}, {@code approval_requested}, {@code
+ *     approval_decided}, {@code guidance}
  * @param data the step's details (see the stream's documentation in the orchestrator README)
  */
 @Document(Collections.RUN_EVENTS)
@@ -51,6 +52,15 @@ public record RunEvent(
 
   /** A child task's outcome went back to the call of its parent. */
   public static final String DELEGATION_END = "delegation_end";
+
+  /** A call of a gated tool waits for a person's approval. */
+  public static final String APPROVAL_REQUESTED = "approval_requested";
+
+  /** A person (or the timeout, or a cancellation) approved or rejected a call. */
+  public static final String APPROVAL_DECIDED = "approval_decided";
+
+  /** A person's guidance reached a sub-agent's conversation. */
+  public static final String GUIDANCE = "guidance";
 
   @PersistenceCreator
   public RunEvent {}

@@ -68,8 +68,25 @@ public class RunLedger {
     append(subAgent.chatId(), key, type, subAgent.taskId(), subAgent.id(), subAgent.agent(), data);
   }
 
-  /** Records a chat message, the person's or the assistant's. */
+  /**
+   * Records a chat message, the person's or the assistant's; an approval request with the {@code
+   * toolCallId} it asks about.
+   */
   public void message(ChatMessage message) {
+    Map<String, Object> data =
+        new LinkedHashMap<>(
+            data(
+                "messageId",
+                message.id(),
+                "role",
+                message.role(),
+                "content",
+                message.content(),
+                "taskId",
+                message.taskId()));
+    if (message.toolCallId() != null) {
+      data.put("toolCallId", message.toolCallId());
+    }
     append(
         message.chatId(),
         messageKey(message.id()),
@@ -77,15 +94,7 @@ public class RunLedger {
         message.taskId(),
         null,
         null,
-        data(
-            "messageId",
-            message.id(),
-            "role",
-            message.role(),
-            "content",
-            message.content(),
-            "taskId",
-            message.taskId()));
+        java.util.Collections.unmodifiableMap(data));
   }
 
   /**

@@ -24,6 +24,11 @@ public final class TaskEventIds {
     return Ids.derived(answerId, "waiting");
   }
 
+  /** {@code TaskWaiting} for the approval this tool call awaits. */
+  public static String awaitingApproval(String toolCallId) {
+    return Ids.derived(toolCallId, "awaiting-approval");
+  }
+
   /** {@code TaskCompleted} with this final answer. */
   public static String completed(String answerId) {
     return Ids.derived(answerId, "completed");

@@ -39,4 +39,15 @@ public record ToolCall(
 
   /** The field of {@link #lease}. */
   public static final String LEASE = "lease";
+
+  /**
+   * The field of a gated call's decision, {@code {approved, by, at, reason}}: stored by the write
+   * that moves it out of {@code awaiting_approval}, before anything runs on it.
+   */
+  public static final String DECISION = "decision";
+
+  /** The id of the tool message that answers the call, whoever appends it. */
+  public static String toolMessageId(String toolCallId) {
+    return Ids.derived(toolCallId, "tool-message");
+  }
 }

@@ -146,6 +146,9 @@ class AgentLoop {
       return; // the warning's event wakes the loop for the next turn
     }
     if (takeTurn(subAgent, conversation.lastSeq(), LimitReached.deadline(conversation, run))) {
+      if (conversation.hadApprovals()) {
+        recorder.resumeAfterApprovals(subAgent);
+      }
       turns.run(
           subAgent.id(),
           workers,
@@ -180,7 +183,9 @@ class AgentLoop {
 
   /**
    * Fails the run of a sub-agent whose deadline passed while nothing happened to it (no event woke
-   * it); a run whose clock restarted meanwhile (the person answered) gets its new deadline.
+   * it); a run whose clock restarted meanwhile (the person answered) gets its new deadline, and one
+   * waiting for a person's approval none until its next turn (time spent waiting for the person
+   * does not count).
    */
   void enforceDeadline(String subAgentId) {
     SubAgent subAgent = mongo.findById(subAgentId, SubAgent.class);
@@ -188,6 +193,13 @@ class AgentLoop {
       return;
     }
     ConversationState conversation = new ConversationState(conversations.messages(subAgent.id()));
+    if (conversation.awaitsApproval()) {
+      mongo.updateFirst(
+          Query.query(Criteria.where("_id").is(subAgent.id())),
+          new Update().unset("deadline"),
+          SubAgent.class);
+      return;
+    }
     RunLimits.Effective run = limits.of(agents.get(subAgent.agent()), chatLimits(subAgent));
     Instant deadline = LimitReached.deadline(conversation, run);
     if (clock.instant().isAfter(deadline)) {
@@ -319,7 +331,9 @@ class AgentLoop {
       return;
     }
     try {
-      Optional<SubAgentMessage> stored = recorder.storeAnswer(subAgent, seq, reply, modelName);
+      Optional<SubAgentMessage> stored =
+          recorder.storeAnswer(
+              subAgent, seq, reply, modelName, tool -> tools.needsApproval(agent, tool));
       if (stored.isEmpty()) {
         log.info(
             "sub-agent {} stopped (cancelled, or failed by a limit) during its turn; the answer is dropped",

@@ -48,6 +48,18 @@ record ConversationState(List<SubAgentMessage> messages) {
         .toList();
   }
 
+  /** A call of the last answer still waits for a person's approval (it has no result yet). */
+  boolean awaitsApproval() {
+    return pendingToolCalls().stream().anyMatch(RequestedToolCall::gated);
+  }
+
+  /** The last answer had calls that waited for a person's approval, whatever was decided. */
+  boolean hadApprovals() {
+    int answer = lastIndexOf(SubAgentMessage.ASSISTANT);
+    return answer >= 0
+        && messages.get(answer).toolCalls().stream().anyMatch(RequestedToolCall::gated);
+  }
+
   /** A user or tool message waits for the model, and no tool call is still running. */
   boolean awaitsModelTurn() {
     return last()
@@ -121,7 +133,8 @@ record ConversationState(List<SubAgentMessage> messages) {
 
   /**
    * When the run's clock started: the person's message that started the run, or their latest answer
-   * to one of its questions (time spent waiting for the person does not count).
+   * to one of its questions, or the latest result of a call that waited for their approval (time
+   * spent waiting for the person does not count).
    */
   Optional<Instant> clockStartedAt() {
     Set<String> questions = new HashSet<>();
@@ -132,7 +145,7 @@ record ConversationState(List<SubAgentMessage> messages) {
       }
       if (SubAgentMessage.ASSISTANT.equals(m.role())) {
         m.toolCalls().stream()
-            .filter(c -> ToolCatalog.ASK_USER.equals(c.name()))
+            .filter(c -> ToolCatalog.ASK_USER.equals(c.name()) || c.gated())
             .forEach(c -> questions.add(c.id()));
       } else if (SubAgentMessage.TOOL.equals(m.role()) && questions.contains(m.toolCallId())) {
         started = m.createdAt();

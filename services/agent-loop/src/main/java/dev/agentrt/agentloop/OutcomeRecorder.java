@@ -37,6 +37,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -97,22 +98,28 @@ class OutcomeRecorder {
    * nothing.
    *
    * @param model the model asked (null: the default model)
+   * @param needsApproval which tools' calls wait for a person's approval: they are marked so in the
+   *     stored answer, and no {@code ToolCallRequested} is published for them
    * @return the stored answer (this one, or the one stored before); empty when the sub-agent is no
    *     longer active
    */
   Optional<SubAgentMessage> storeAnswer(
-      SubAgent subAgent, long answeredSeq, ModelReply reply, @Nullable String model) {
+      SubAgent subAgent,
+      long answeredSeq,
+      ModelReply reply,
+      @Nullable String model,
+      Predicate<String> needsApproval) {
     Instant now = clock.instant();
     OptionalLong seq = conversations.takeSeqWhileActive(subAgent.id(), now);
     if (seq.isEmpty()) {
       return Optional.empty();
     }
     String messageId = answerId(subAgent.id(), answeredSeq);
-    List<RequestedToolCall> calls = callsToRecord(reply);
+    List<RequestedToolCall> calls = callsToRecord(reply, needsApproval);
     List<OutboxEntry> events = new ArrayList<>();
     for (RequestedToolCall call : toRun(calls)) {
-      if (Delegations.isDelegation(call)) {
-        continue; // the runtime's own: started by apply, never by tool-runner
+      if (Delegations.isDelegation(call) || call.gated()) {
+        continue; // the runtime's own, started by apply; or announced once a person approves it
       }
       String toolCallId = toolCallId(messageId, call);
       events.add(
@@ -159,11 +166,11 @@ class OutcomeRecorder {
   }
 
   /**
-   * Records the tool calls of a stored answer as {@code pending} for the tool-runner, each unless
-   * it is recorded already (its id derives from the answer and the call); safe to repeat, for the
-   * answer of a worker that died before recording them. The calls past {@code
-   * max-tool-calls-per-turn} are not run: each gets a tool message saying so, which the model reads
-   * with the others' results.
+   * Records the tool calls of a stored answer as {@code pending} for the tool-runner ({@code
+   * awaiting_approval} for those the answer marks gated), each unless it is recorded already (its
+   * id derives from the answer and the call); safe to repeat, for the answer of a worker that died
+   * before recording them. The calls past {@code max-tool-calls-per-turn} are not run: each gets a
+   * tool message saying so, which the model reads with the others' results.
    */
   void recordCalls(SubAgent subAgent, SubAgentMessage answer) {
     Instant now = clock.instant();
@@ -174,7 +181,7 @@ class OutcomeRecorder {
     List<RequestedToolCall> run = toRun(calls);
     for (RequestedToolCall call : run) {
       if (!Delegations.isDelegation(call)) {
-        insertPending(subAgent, toolCallId(answer.id(), call), call, now);
+        insert(subAgent, toolCallId(answer.id(), call), call, now);
       }
     }
     for (RequestedToolCall call : calls.subList(run.size(), calls.size())) {
@@ -211,6 +218,11 @@ class OutcomeRecorder {
       case TurnOutcome.ToolCalls calls -> {
         delegations.carryOut(subAgent, answer, toRun(calls.calls()));
         outbox.publish(Collections.SUB_AGENT_MESSAGES, answer.id(), answer.outbox());
+        List<RequestedToolCall> gated =
+            toRun(calls.calls()).stream().filter(RequestedToolCall::gated).toList();
+        if (!gated.isEmpty()) {
+          awaitApproval(subAgent, answer, gated);
+        }
       }
       case TurnOutcome.Question question -> {
         ledger.append(
@@ -259,6 +271,77 @@ class OutcomeRecorder {
                 RunLedger.excerpt(finalAnswer.answer())));
       }
     }
+  }
+
+  /**
+   * Puts the run on hold for the person's decision on the gated calls of an answer: each gets an
+   * {@code approval_requested} run event, and the task goes {@code waiting} with one {@code
+   * TaskWaiting} per call in the same write, for the notifier to ask in the chat. The sub-agent
+   * stays {@code active}: the other calls of the turn run meanwhile, and the next turn waits, like
+   * for any call, until every call has its result (a rejected one gets its tool message from the
+   * orchestrator, an approved one from tool-runner). Safe to repeat: the move is conditional, the
+   * events' ids derive from the calls, and calls decided meanwhile are left out (an approved call
+   * still running leaves its answer last, so the answer is applied again on a redelivery).
+   */
+  private void awaitApproval(
+      SubAgent subAgent, SubAgentMessage answer, List<RequestedToolCall> gated) {
+    Instant now = clock.instant();
+    List<String> awaiting =
+        mongo
+            .find(
+                Query.query(
+                    Criteria.where("_id")
+                        .in(gated.stream().map(call -> toolCallId(answer.id(), call)).toList())
+                        .and("status")
+                        .is(ToolCallStatus.awaiting_approval)),
+                ToolCall.class)
+            .stream()
+            .map(ToolCall::id)
+            .toList();
+    List<Event> waiting = new ArrayList<>();
+    for (RequestedToolCall call : gated) {
+      String toolCallId = toolCallId(answer.id(), call);
+      if (!awaiting.contains(toolCallId)) {
+        continue;
+      }
+      ledger.append(
+          subAgent,
+          "approval_requested/" + toolCallId,
+          RunEvent.APPROVAL_REQUESTED,
+          RunLedger.data(
+              "toolCallId",
+              toolCallId,
+              "tool",
+              call.name(),
+              "arguments",
+              RunLedger.excerpt(call.arguments())));
+      waiting.add(
+          TaskWaiting.approval(
+              TaskEventIds.awaitingApproval(toolCallId),
+              now,
+              subAgent.taskId(),
+              subAgent.chatId(),
+              subAgent.id(),
+              toolCallId,
+              call.name(),
+              call.arguments()));
+    }
+    if (!waiting.isEmpty()) {
+      moveTask(subAgent, TaskStatus.running, TaskStatus.waiting, new Update(), waiting);
+    }
+  }
+
+  /**
+   * The task of a run whose calls waited for approval is {@code running} again once they are all
+   * decided: the orchestrator moves it as the last one is decided, and this turn does, should that
+   * move have been lost to a crash, so the run's outcome finds the task as it expects.
+   */
+  void resumeAfterApprovals(SubAgent subAgent) {
+    mongo.updateFirst(
+        Query.query(
+            Criteria.where("_id").is(subAgent.taskId()).and("status").is(TaskStatus.waiting)),
+        new Update().set("status", TaskStatus.running).set("updatedAt", clock.instant()),
+        Task.class);
   }
 
   /**
@@ -384,11 +467,21 @@ class OutcomeRecorder {
         RunLedger.data("status", "failed", "reason", reason, "result", null));
   }
 
-  /** The calls to record: an {@code ask_user} call stands alone, the person answers it first. */
-  private static List<RequestedToolCall> callsToRecord(ModelReply reply) {
+  /**
+   * The calls to record, those of gated tools marked so: an {@code ask_user} call stands alone, the
+   * person answers it first.
+   */
+  private static List<RequestedToolCall> callsToRecord(
+      ModelReply reply, Predicate<String> needsApproval) {
     List<RequestedToolCall> calls =
         reply.toolCalls().stream()
-            .map(c -> new RequestedToolCall(c.id(), c.name(), c.arguments()))
+            .map(
+                c ->
+                    new RequestedToolCall(
+                        c.id(),
+                        c.name(),
+                        c.arguments(),
+                        needsApproval.test(c.name()) ? Boolean.TRUE : null))
             .toList();
     return calls.stream()
         .filter(c -> ToolCatalog.ASK_USER.equals(c.name()))
@@ -402,7 +495,7 @@ class OutcomeRecorder {
     return Ids.derived(answerId, call.id());
   }
 
-  private void insertPending(SubAgent subAgent, String id, RequestedToolCall call, Instant now) {
+  private void insert(SubAgent subAgent, String id, RequestedToolCall call, Instant now) {
     try {
       mongo.insert(
           new ToolCall(
@@ -414,7 +507,7 @@ class OutcomeRecorder {
               call.id(),
               call.name(),
               call.arguments(),
-              ToolCallStatus.pending,
+              call.gated() ? ToolCallStatus.awaiting_approval : ToolCallStatus.pending,
               null,
               null,
               null,
@@ -440,13 +533,22 @@ class OutcomeRecorder {
    */
   private void moveTask(
       SubAgent subAgent, TaskStatus from, TaskStatus to, Update changes, Event event) {
+    moveTask(subAgent, from, to, changes, List.of(event));
+  }
+
+  private void moveTask(
+      SubAgent subAgent, TaskStatus from, TaskStatus to, Update changes, List<Event> events) {
     Instant now = clock.instant();
     if (to == TaskStatus.success || to == TaskStatus.failed) {
       changes.set("endedAt", now);
     }
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(subAgent.taskId()).and("status").is(from)),
-        changes.set("status", to).set("updatedAt", now).push("outbox", entry(event)),
+        changes
+            .set("status", to)
+            .set("updatedAt", now)
+            .push("outbox")
+            .each(events.stream().map(this::entry).toArray()),
         Task.class);
     Task task = mongo.findById(subAgent.taskId(), Task.class);
     if (task != null) {

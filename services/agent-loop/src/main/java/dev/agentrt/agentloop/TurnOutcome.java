@@ -1,11 +1,10 @@
 package dev.agentrt.agentloop;
 
+import dev.agentrt.agents.AskUser;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.SubAgentMessage;
 import java.util.List;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /** How a model turn ended, read from the assistant message that records it. */
 sealed interface TurnOutcome {
@@ -19,30 +18,16 @@ sealed interface TurnOutcome {
   /** The model asked the person something through {@code ask_user}. */
   record Question(RequestedToolCall call, String question) implements TurnOutcome {}
 
-  JsonMapper JSON = JsonMapper.builder().build();
-
   static TurnOutcome of(SubAgentMessage answer) {
     List<RequestedToolCall> calls = answer.toolCalls();
     for (RequestedToolCall call : calls) {
       if (ToolCatalog.ASK_USER.equals(call.name())) {
-        return new Question(call, questionOf(call, answer.content()));
+        return new Question(call, AskUser.question(call.arguments(), answer.content()));
       }
     }
     if (!calls.isEmpty()) {
       return new ToolCalls(calls);
     }
     return new FinalAnswer(answer.content() == null ? "" : answer.content());
-  }
-
-  private static String questionOf(RequestedToolCall call, String content) {
-    try {
-      JsonNode question = JSON.readTree(call.arguments()).path("question");
-      if (question.isString() && !question.asString().isBlank()) {
-        return question.asString();
-      }
-    } catch (RuntimeException notJson) {
-      // fall through: the content, or a plain question
-    }
-    return content != null && !content.isBlank() ? content : "Could you tell me more?";
   }
 }

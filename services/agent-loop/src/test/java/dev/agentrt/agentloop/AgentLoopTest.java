@@ -91,6 +91,11 @@ class AgentLoopTest {
                   description: Writes.
                   systemPrompt: You write.
                   model: agent-model
+                - name: scribe
+                  description: Writes notes.
+                  systemPrompt: You write notes.
+                  tools: [search_docs, write_note]
+                  approve: [write_note]
                 - name: extractor
                   description: Extracts facts as JSON.
                   systemPrompt: You extract.
@@ -310,6 +315,66 @@ class AgentLoopTest {
     assertThat(subAgent().status()).isEqualTo(SubAgentStatus.waiting_for_user);
     assertThat(lastMessage().toolCalls()).extracting("name").containsExactly("ask_user");
     assertThat(toolCalls()).as("nothing to run: the question stands alone").isEmpty();
+  }
+
+  @Test
+  void aGatedCallAwaitsApprovalWhileTheOtherCallsRunAndTheTurnWaitsForEveryResult() {
+    startSubAgent("scribe", null);
+    model
+        .callsTools(
+            new ModelToolCall("call_1", "write_note", "{\"title\":\"t\",\"content\":\"c\"}"),
+            new ModelToolCall("call_2", "search_docs", "{\"query\":\"x\"}"))
+        .replies("Saved.");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.waiting);
+    assertThat(subAgent().status()).isEqualTo(SubAgentStatus.active);
+    assertThat(lastAnswer().toolCalls())
+        .extracting(RequestedToolCall::id, RequestedToolCall::gated)
+        .containsExactly(tuple("call_1", true), tuple("call_2", false));
+    assertThat(toolCalls())
+        .extracting(ToolCall::modelCallId, ToolCall::status)
+        .containsExactlyInAnyOrder(
+            tuple("call_1", ToolCallStatus.awaiting_approval),
+            tuple("call_2", ToolCallStatus.pending));
+    String gatedId = OutcomeRecorder.toolCallId(lastAnswer().id(), lastAnswer().toolCalls().get(0));
+    assertThat(ledger.after(subAgent.chatId(), 0, 100))
+        .filteredOn(e -> e.type().equals(RunEvent.APPROVAL_REQUESTED))
+        .singleElement()
+        .satisfies(e -> assertThat(e.data()).containsEntry("toolCallId", gatedId));
+    await().until(() -> task().outbox().isEmpty()); // its TaskWaiting is published
+
+    // approved (as the orchestrator stores it) and still running: a redelivery changes nothing
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(gatedId)),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("status", ToolCallStatus.running),
+        ToolCall.class);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(task().id())),
+        new org.springframework.data.mongodb.core.query.Update().set("status", TaskStatus.running),
+        Task.class);
+    loop.wake(subAgent.id());
+    assertThat(task().status())
+        .as("not waiting again for a decided call")
+        .isEqualTo(TaskStatus.running);
+
+    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_2");
+    loop.wake(subAgent.id());
+    assertThat(model.requests()).as("the gated call has no result yet").hasSize(1);
+    loop.enforceDeadline(subAgent.id());
+    assertThat(subAgent().deadline()).as("no deadline while a person decides").isNull();
+
+    // the approved call's result; the orchestrator's move of the task back was lost
+    append(SubAgentMessage.TOOL, "{\"path\":\"data/notes/t.md\"}", "call_1");
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests().get(1).messages())
+        .filteredOn(m -> m.role().equals("tool"))
+        .extracting(ModelMessage::toolCallId)
+        .containsExactly("call_2", "call_1");
   }
 
   @Test
@@ -731,7 +796,8 @@ class AgentLoopTest {
             answer.seq() - 1,
             ScriptedModel.reply(
                 null, List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"))),
-            null);
+            null,
+            tool -> false);
 
     assertThat(again).as("the turn's answer was stored before").contains(answer);
     assertThat(model.requests()).hasSize(1);
@@ -765,7 +831,8 @@ class AgentLoopTest {
             lastAnswer().seq(),
             ScriptedModel.reply(
                 null, List.of(new ModelToolCall("call_9", "search_docs", "{\"query\":\"x\"}"))),
-            null);
+            null,
+            tool -> false);
 
     assertThat(late).isEmpty();
     assertThat(conversations.messages(subAgent.id())).hasSize((int) messages);

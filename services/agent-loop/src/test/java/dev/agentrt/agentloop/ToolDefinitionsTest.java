@@ -118,4 +118,36 @@ class ToolDefinitionsTest {
         .extracting(ToolSpec::name)
         .containsExactly("ask_user", "files__read_text_file", "files__write_file");
   }
+
+  @Test
+  void aToolGatedByToolRunnerNeedsApprovalForEveryAgentAndAnAgentMayGateItsOwn() {
+    defined("search_docs", "Search.");
+    mongo
+        .getCollection(ToolCatalog.DEFINITIONS)
+        .insertOne(
+            new Document("_id", "files__write_file")
+                .append("description", "Write a file.")
+                .append("inputSchema", "{\"type\":\"object\"}")
+                .append("source", "mcp:files")
+                .append(ToolCatalog.APPROVAL, ToolCatalog.APPROVAL_REQUIRED));
+    AgentDefinition plain =
+        new AgentDefinition("a", "d", "p", List.of("search_docs", "files__*"), 5, null, null);
+    AgentDefinition careful =
+        new AgentDefinition(
+            "b",
+            "d",
+            "p",
+            List.of("search_docs", "files__*"),
+            5,
+            null,
+            null,
+            List.of(),
+            List.of("search_docs"));
+    ToolDefinitions definitions = new ToolDefinitions(mongo, clock);
+
+    assertThat(definitions.needsApproval(plain, "files__write_file")).isTrue();
+    assertThat(definitions.needsApproval(plain, "search_docs")).isFalse();
+    assertThat(definitions.needsApproval(careful, "search_docs")).isTrue();
+    assertThat(definitions.needsApproval(careful, "ask_user")).isFalse();
+  }
 }

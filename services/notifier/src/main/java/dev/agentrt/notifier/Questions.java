@@ -20,9 +20,11 @@ import org.springframework.stereotype.Component;
 /**
  * Puts a sub-agent's question in the chat, linked to its task: "The Researcher needs more
  * information: …"; for a child task, who it works for: "The Researcher (working for the Analyst)
- * needs more information: …". The person's reply goes back to that sub-agent (the orchestrator
- * routes it to the waiting task, child or not). The message's id derives from the event, so a
- * redelivered event finds the message it already made. The caller publishes its outbox.
+ * needs more information: …". A call that awaits approval gets an approval request linked to the
+ * task and the call: "The Scribe asks to run write_note with {…}. Approve or reject it.". The
+ * person's reply goes back to that sub-agent (the orchestrator routes it to the waiting task, child
+ * or not). The message's id derives from the event, so a redelivered event finds the message it
+ * already made. The caller publishes its outbox.
  */
 @Component
 class Questions {
@@ -57,16 +59,26 @@ class Questions {
             id,
             ChatMessage.ASSISTANT,
             waiting.taskId());
+    List<OutboxEntry> outbox = List.of(OutboxEntry.of(added, codec));
     try {
       return mongo.insert(
-          new ChatMessage(
-              id,
-              waiting.chatId(),
-              ChatMessage.ASSISTANT,
-              text(task.agent(), employer(task), waiting.question()),
-              waiting.taskId(),
-              now,
-              List.of(OutboxEntry.of(added, codec))));
+          waiting.approval()
+              ? ChatMessage.approvalRequest(
+                  id,
+                  waiting.chatId(),
+                  approvalText(task.agent(), employer(task), waiting.tool(), waiting.arguments()),
+                  waiting.taskId(),
+                  waiting.toolCallId(),
+                  now,
+                  outbox)
+              : new ChatMessage(
+                  id,
+                  waiting.chatId(),
+                  ChatMessage.ASSISTANT,
+                  text(task.agent(), employer(task), waiting.question()),
+                  waiting.taskId(),
+                  now,
+                  outbox));
     } catch (DuplicateKeyException postedMeanwhile) {
       return mongo.findById(id, ChatMessage.class);
     }
@@ -92,9 +104,25 @@ class Questions {
    * @param employer the agent it works for, or null
    */
   static String text(String agent, @Nullable String employer, String question) {
-    String who =
-        employer == null ? name(agent) : name(agent) + " (working for the " + name(employer) + ")";
-    return "The " + who + " needs more information: " + question.strip();
+    return "The " + who(agent, employer) + " needs more information: " + question.strip();
+  }
+
+  /** "The Scribe asks to run write_note with {"title":"x"}. Approve or reject it." */
+  static String approvalText(
+      String agent, @Nullable String employer, String tool, String arguments) {
+    return "The "
+        + who(agent, employer)
+        + " asks to run "
+        + tool
+        + " with "
+        + arguments
+        + ". Approve or reject it.";
+  }
+
+  private static String who(String agent, @Nullable String employer) {
+    return employer == null
+        ? name(agent)
+        : name(agent) + " (working for the " + name(employer) + ")";
   }
 
   private static String name(String agent) {

@@ -1,16 +1,19 @@
 package dev.agentrt.notifier;
 
+import dev.agentrt.agents.AskUser;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.TaskWaiting;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
-import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.StaleTasks;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.store.ToolCall;
+import dev.agentrt.store.ToolCallStatus;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -22,8 +25,6 @@ import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Asks the questions whose {@code TaskWaiting} was lost: dead-lettered after MongoDB was away
@@ -33,7 +34,8 @@ import tools.jackson.databind.json.JsonMapper;
  * the loop gave it ({@code TaskEventIds.waiting(answerId)}, agent-loop {@code OutcomeRecorder}); if
  * the chat has no question of that id, the listener's own handling posts it. The question's id
  * derives from the event's, so the event arriving later, a replay, or another notifier posts
- * nothing more.
+ * nothing more. Approval requests are read back the same way, from the task's calls that await
+ * approval.
  */
 @Component
 @EnableConfigurationProperties(NotifierProperties.class)
@@ -43,7 +45,6 @@ class UnaskedQuestionSweep {
   static final int BATCH = 100;
 
   private static final Logger log = LoggerFactory.getLogger(UnaskedQuestionSweep.class);
-  private static final JsonMapper JSON = JsonMapper.builder().build();
 
   private final MongoTemplate mongo;
   private final TaskWaitingListener asking;
@@ -65,10 +66,13 @@ class UnaskedQuestionSweep {
   void sweep() {
     for (Task task : waiting.next(null, clock.instant().minus(properties.sweepGrace()))) {
       try {
-        Optional<TaskWaiting> event = waitingOf(task);
-        if (event.isPresent() && !asked(event.get())) {
-          log.info("asking the question of task {}: its TaskWaiting was lost", task.id());
-          asking.ask(event.get());
+        List<TaskWaiting> events = new ArrayList<>(approvalsOf(task));
+        waitingOf(task).ifPresent(events::add);
+        for (TaskWaiting event : events) {
+          if (!asked(event)) {
+            log.info("asking the question of task {}: its TaskWaiting was lost", task.id());
+            asking.ask(event);
+          }
         }
       } catch (RuntimeException e) {
         log.warn("could not ask task {}'s question, the next sweep tries again: {}", task.id(), e);
@@ -80,6 +84,34 @@ class UnaskedQuestionSweep {
     return mongo.exists(
         Query.query(Criteria.where("_id").is(Ids.derived(event.eventId(), Questions.PURPOSE))),
         ChatMessage.class);
+  }
+
+  /**
+   * The {@code TaskWaiting} the agent loop published for each call of the task that awaits a
+   * person's approval, with the id it gave it ({@code TaskEventIds.awaitingApproval(toolCallId)}).
+   */
+  List<TaskWaiting> approvalsOf(Task task) {
+    return mongo
+        .find(
+            Query.query(
+                Criteria.where("taskId")
+                    .is(task.id())
+                    .and("status")
+                    .is(ToolCallStatus.awaiting_approval)),
+            ToolCall.class)
+        .stream()
+        .map(
+            call ->
+                TaskWaiting.approval(
+                    TaskEventIds.awaitingApproval(call.id()),
+                    call.createdAt(),
+                    task.id(),
+                    task.chatId(),
+                    call.subAgentId(),
+                    call.id(),
+                    call.name(),
+                    call.arguments()))
+        .toList();
   }
 
   /**
@@ -114,19 +146,6 @@ class UnaskedQuestionSweep {
                     task.id(),
                     task.chatId(),
                     task.subAgentId(),
-                    questionOf(call, last.content())));
-  }
-
-  /** The question as the agent loop reads it from the {@code ask_user} call (its TurnOutcome). */
-  private static String questionOf(RequestedToolCall call, String content) {
-    try {
-      JsonNode question = JSON.readTree(call.arguments()).path("question");
-      if (question.isString() && !question.asString().isBlank()) {
-        return question.asString();
-      }
-    } catch (RuntimeException notJson) {
-      // fall through: the content, or a plain question
-    }
-    return content != null && !content.isBlank() ? content : "Could you tell me more?";
+                    AskUser.question(call.arguments(), last.content())));
   }
 }

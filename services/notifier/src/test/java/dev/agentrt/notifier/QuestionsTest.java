@@ -98,6 +98,29 @@ class QuestionsTest {
   }
 
   @Test
+  void anApprovalRequestNamesTheAgentTheToolAndItsArgumentsAndLinksTheCall() {
+    ChatMessage request =
+        questions.post(
+            TaskWaiting.approval(
+                "ev-approval",
+                T0,
+                "task-1",
+                "chat-1",
+                "sub-1",
+                "call-1",
+                "write_note",
+                "{\"title\":\"t\",\"content\":\"c\"}"));
+
+    assertThat(request.content())
+        .isEqualTo(
+            "The Researcher asks to run write_note with {\"title\":\"t\",\"content\":\"c\"}."
+                + " Approve or reject it.");
+    assertThat(request.taskId()).isEqualTo("task-1");
+    assertThat(request.toolCallId()).isEqualTo("call-1");
+    assertThat(mongo.findById(request.id(), ChatMessage.class)).isEqualTo(request);
+  }
+
+  @Test
   void capitalisesTheAgentsName() {
     assertThat(Questions.text("code-reviewer", " Which file? "))
         .isEqualTo("The Code-reviewer needs more information: Which file?");

@@ -114,6 +114,44 @@ class UnaskedQuestionSweepTest {
   }
 
   @Test
+  void anApprovalRequestWhoseEventWasLostIsPostedOnceLinkedToItsCall() {
+    Instant longAgo = Instant.now().minusSeconds(60).truncatedTo(ChronoUnit.MILLIS);
+    Task task = waitingTask(longAgo);
+    mongo.insert(
+        new dev.agentrt.store.ToolCall(
+            "tc-1",
+            task.subAgentId(),
+            task.id(),
+            task.chatId(),
+            "researcher",
+            "call-1",
+            "write_note",
+            "{\"title\":\"t\"}",
+            dev.agentrt.store.ToolCallStatus.awaiting_approval,
+            null,
+            null,
+            null,
+            null,
+            longAgo,
+            longAgo,
+            List.of()));
+
+    sweep.sweep();
+    sweep.sweep();
+
+    assertThat(questionsOf(task))
+        .singleElement()
+        .satisfies(
+            q -> {
+              assertThat(q.toolCallId()).isEqualTo("tc-1");
+              assertThat(q.content())
+                  .isEqualTo(
+                      "The Researcher asks to run write_note with {\"title\":\"t\"}. Approve or"
+                          + " reject it.");
+            });
+  }
+
+  @Test
   void aTaskWaitingWithinItsGraceOrWhoseLastAnswerIsNoQuestionIsLeftAlone() {
     Task fresh = waitingTask(Instant.now().truncatedTo(ChronoUnit.MILLIS));
     assistantMessage(

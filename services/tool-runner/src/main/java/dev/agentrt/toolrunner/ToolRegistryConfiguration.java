@@ -32,6 +32,7 @@ class ToolRegistryConfiguration {
   @Bean
   Toolbox toolbox(
       @Value("${agentrt.tools.docs-root:docs}") Path docsRoot,
+      @Value("${agentrt.tools.notes-root:data/notes}") Path notesRoot,
       HttpProperties http,
       WebSearchProperties webSearch,
       ToolCallProperties properties,
@@ -39,7 +40,8 @@ class ToolRegistryConfiguration {
     List<ToolSource> sources = new ArrayList<>();
     sources.add(new RuntimeTools());
     sources.add(
-        new BuiltInTools(BuiltIns.configured(docsRoot, http, webSearch), properties.settings()));
+        new BuiltInTools(
+            BuiltIns.configured(docsRoot, notesRoot, http, webSearch), properties.settings()));
     sources.addAll(mcpServers.all());
     return new Toolbox(sources);
   }

@@ -155,7 +155,13 @@ class ToolRunnerApplicationTest {
 
     assertThat(names)
         .containsExactlyInAnyOrder(
-            "ask_user", "search_docs", "read_doc", "calculator", "current_time", "http_get");
+            "ask_user",
+            "search_docs",
+            "read_doc",
+            "calculator",
+            "current_time",
+            "write_note",
+            "http_get");
     assertThat(app.getBean(dev.agentrt.toolrunner.tools.HttpProperties.class).allowedHosts())
         .containsExactly("example.org", "127.0.0.1");
   }

@@ -16,6 +16,7 @@ final class Decider {
   private static final String REPAIR_PREFIX = "Your previous decision was invalid";
   private static final String RESEARCHER = "researcher";
   private static final String ANALYST = "analyst";
+  private static final String SCRIBE = "scribe";
 
   private static final String HELP =
       "Hello! I can research subjects in the project's documents for you: try \"Research Kafka\""
@@ -33,6 +34,9 @@ final class Decider {
     JsonNode context = context(messages);
     if (Phrases.isGreeting(message)) {
       return answer(HELP);
+    }
+    if (Phrases.noteToSave(message).isPresent() && lists(context, SCRIBE)) {
+      return Json.object("action", "new_task", "agent", SCRIBE, "instruction", message);
     }
     if (Phrases.isFollowUp(message)) {
       String subAgentId = lastStartedSubAgent(context);

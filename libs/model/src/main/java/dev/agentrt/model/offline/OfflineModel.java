@@ -27,6 +27,8 @@ import java.util.List;
  *   <li>greeting or small talk (hi, hello, hey, good morning/afternoon/evening, thanks, thank you,
  *       how are you, who are you, what can you do, help): {@code {"action":"answer","answer":…}}
  *       saying what the system can do;
+ *   <li>"Save a note: &lt;text&gt;" (or "Save note: …") when {@code scribe} is listed: {@code
+ *       {"action":"new_task","agent":"scribe","instruction":…}} with the message as written;
  *   <li>follow-up (also, follow up, follow-up, what about, how about, and) when a task in the
  *       context has a {@code subAgentId}: {@code
  *       {"action":"reactivate","subAgentId":…,"message":…}} for the last such task, with the
@@ -45,7 +47,12 @@ import java.util.List;
  * With {@code message_agent} offered, the turn is the analyst's ({@link Analyst}): one {@code
  * message_agent} per subject in one turn, then one answer with a section per subject and every
  * source; "Discuss X with the …" sends a second message by the first reply's {@code
- * conversation_id}. Otherwise the researcher's:
+ * conversation_id}. With {@code write_note} offered, the turn is the scribe's ({@link Scribe}): no
+ * {@code write_note} call since the latest {@code user} message → call it with {@code {title,
+ * content}}, the content the text after "Save a note:" (else the whole message), the title its
+ * first six words; after it, its result decides the answer: "Saved the note &lt;path&gt;.", "I did
+ * not save the note: &lt;reason&gt;." for a rejection, "I could not save the note:
+ * &lt;message&gt;." for another error. Otherwise the researcher's:
  *
  * <p>The current request is the latest {@code user} message or {@code ask_user} result after the
  * last final answer (an assistant message without tool calls). Since then:
@@ -114,10 +121,7 @@ public final class OfflineModel implements ModelPort {
     ModelMessage reply =
         switch (request.purpose()) {
           case DECISION -> answer(Decider.decide(request.messages()));
-          case AGENT_TURN ->
-              request.tools().stream().anyMatch(t -> t.name().equals(Analyst.MESSAGE_AGENT))
-                  ? new Analyst(request.messages()).turn()
-                  : new Researcher(request.messages(), request.tools()).turn();
+          case AGENT_TURN -> agentTurn(request);
           case FINAL_ANSWER -> answer(Finalizer.answer(request.messages()));
         };
     long latencyMs = (System.nanoTime() - started) / 1_000_000;
@@ -127,6 +131,21 @@ public final class OfflineModel implements ModelPort {
         new Usage(tokens(request.messages()), tokens(List.of(reply))),
         reply.toolCalls().isEmpty() ? "stop" : "tool_calls",
         latencyMs);
+  }
+
+  /** The analyst's turn with {@code message_agent}, the scribe's with {@code write_note}. */
+  private static ModelMessage agentTurn(ModelRequest request) {
+    if (offers(request, Analyst.MESSAGE_AGENT)) {
+      return new Analyst(request.messages()).turn();
+    }
+    if (offers(request, Scribe.WRITE_NOTE)) {
+      return new Scribe(request.messages()).turn();
+    }
+    return new Researcher(request.messages(), request.tools()).turn();
+  }
+
+  private static boolean offers(ModelRequest request, String tool) {
+    return request.tools().stream().anyMatch(t -> t.name().equals(tool));
   }
 
   private void waitLatency() {

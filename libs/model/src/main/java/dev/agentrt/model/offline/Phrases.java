@@ -74,6 +74,17 @@ final class Phrases {
 
   private Phrases() {}
 
+  private static final Pattern SAVE_NOTE =
+      Pattern.compile(
+          "^\\s*save\\s+(?:a\\s+)?note\\s*:\\s*(\\S.*)$",
+          Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+
+  /** The text of "Save a note: <text>" (or "Save note: …"), trimmed; empty for anything else. */
+  static Optional<String> noteToSave(String text) {
+    Matcher matcher = SAVE_NOTE.matcher(text);
+    return matcher.matches() ? Optional.of(matcher.group(1).strip()) : Optional.empty();
+  }
+
   static boolean isGreeting(String text) {
     return leading(text.strip(), GREETINGS).isPresent();
   }

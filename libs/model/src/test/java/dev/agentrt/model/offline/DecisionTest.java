@@ -80,6 +80,22 @@ class DecisionTest {
   }
 
   @Test
+  void aNoteToSaveGoesToTheScribeWhenThereIsOne() {
+    String withScribe =
+        "{\"agents\":[{\"name\":\"researcher\",\"description\":\"x\"},"
+            + "{\"name\":\"scribe\",\"description\":\"y\"}],\"tasks\":[]}";
+
+    assertThat(decide(withScribe, "Save a note: buy milk"))
+        .isEqualTo(
+            "{\"action\":\"new_task\",\"agent\":\"scribe\","
+                + "\"instruction\":\"Save a note: buy milk\"}");
+    assertThat(decide(withScribe, "save note:Call Ana")).contains("\"agent\":\"scribe\"");
+    assertThat(decide(NO_TASKS, "Save a note: buy milk"))
+        .as("no scribe: not understood")
+        .contains("\"action\":\"answer\"");
+  }
+
+  @Test
   void researchGoesToTheFirstAgentWhenThereIsNoResearcher() {
     String context = "{\"agents\":[{\"name\":\"coder\",\"description\":\"x\"}],\"tasks\":[]}";
 

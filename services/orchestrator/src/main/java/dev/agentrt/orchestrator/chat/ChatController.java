@@ -102,12 +102,15 @@ class ChatController {
    * @param model on the person's message, the model they chose for it; on an answer the model
    *     wrote, the model asked (absent: the default)
    * @param usage on an answer the model wrote, the tokens of the turns behind it
+   * @param toolCallId on an approval request, the call it asks about (decide it with {@code POST
+   *     /api/chats/{id}/feedback})
    */
   record MessageView(
       String id,
       String role,
       String content,
       @Nullable String taskId,
+      @Nullable String toolCallId,
       @Nullable String model,
       UsageView.@Nullable Turn usage,
       Instant createdAt) {
@@ -117,6 +120,7 @@ class ChatController {
           m.role(),
           m.content(),
           m.taskId(),
+          m.toolCallId(),
           m.model(),
           UsageView.Turn.of(m.model(), m.usage(), pricing),
           m.createdAt());

@@ -5,9 +5,12 @@ import dev.agentrt.store.Ids;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.Task;
+import dev.agentrt.store.ToolCall;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
 
 /**
  * What a person's message led to, found by the ids its decision derives from the message's id: the
@@ -34,13 +37,20 @@ public final class MessageOutcomes {
   }
 
   /**
-   * The id of the task the message started, or of the task whose sub-agent it woke (a follow-up, or
-   * the answer to a sub-agent's question).
+   * The id of the task the message started, or of the task whose sub-agent it woke (a follow-up,
+   * the answer to a sub-agent's question, or a decision on a call that awaited approval).
    */
   public Optional<String> taskId(String messageId) {
     Task started = mongo.findById(Ids.derived(messageId, TASK), Task.class);
     if (started != null) {
       return Optional.of(started.id());
+    }
+    ToolCall decided =
+        mongo.findOne(
+            Query.query(Criteria.where(ToolCall.DECISION + ".messageId").is(messageId)),
+            ToolCall.class);
+    if (decided != null) {
+      return Optional.of(decided.taskId());
     }
     for (String purpose : List.of(ANSWER, FOLLOW_UP)) {
       SubAgentMessage sent = mongo.findById(Ids.derived(messageId, purpose), SubAgentMessage.class);

@@ -6,19 +6,20 @@ import static dev.agentrt.orchestrator.decision.MessageOutcomes.TASK;
 
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
-import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.model.ModelMessage;
+import dev.agentrt.orchestrator.chat.ChatAccess;
+import dev.agentrt.orchestrator.chat.ToolCallApprovals;
 import dev.agentrt.orchestrator.decision.Decider.Decided;
+import dev.agentrt.orchestrator.security.Users;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
-import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
@@ -30,17 +31,16 @@ import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.UsageCounter;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -60,6 +60,8 @@ import org.springframework.stereotype.Component;
  *       returned; the model is not asked again.
  *   <li>If a task of the chat waits for the person's answer, the message is that answer: it goes to
  *       the sub-agent as the result of its {@code ask_user} call. No model call.
+ *   <li>If a call of the chat awaits approval and the message says "approve" or "reject: …", the
+ *       message decides it ({@link ToolCallApprovals}). No model call.
  *   <li>Otherwise the model decides: answer, new task, or follow-up to an earlier sub-agent.
  * </ol>
  *
@@ -85,6 +87,8 @@ class Orchestrator {
   private final OrchestratorProperties properties;
   private final UsageCounter usage;
   private final RunLedger ledger;
+  private final WaitingQuestions questions;
+  private final ToolCallApprovals approvals;
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
   Orchestrator(
@@ -95,7 +99,9 @@ class Orchestrator {
       EventCodec codec,
       OrchestratorProperties properties,
       UsageCounter usage,
-      RunLedger ledger) {
+      RunLedger ledger,
+      WaitingQuestions questions,
+      ToolCallApprovals approvals) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.agents = agents;
@@ -104,11 +110,14 @@ class Orchestrator {
     this.properties = properties;
     this.usage = usage;
     this.ledger = ledger;
+    this.questions = questions;
+    this.approvals = approvals;
   }
 
   Publication handle(ChatMessage message) {
     return storedOutcome(message)
         .or(() -> routeToWaitingSubAgent(message))
+        .or(() -> decideWaitingApproval(message))
         .orElseGet(
             () -> {
               String model = modelFor(message);
@@ -167,72 +176,69 @@ class Orchestrator {
 
   // --- 1. the answer to a sub-agent's question ---------------------------------------------
 
-  /**
-   * The task that waits for the person, the latest first, and the {@code ask_user} call its
-   * sub-agent's last assistant message left unanswered.
-   */
+  /** The question of the chat that waits for the person, if any: this message answers it. */
   private Optional<Publication> routeToWaitingSubAgent(ChatMessage message) {
-    List<Task> waiting =
-        mongo.find(
-            Query.query(
-                    Criteria.where("chatId")
-                        .is(message.chatId())
-                        .and("status")
-                        .is(TaskStatus.waiting)
-                        .and("subAgentId")
-                        .ne(null))
-                .with(Sort.by(Sort.Direction.DESC, "updatedAt", "_id")),
-            Task.class);
-    for (Task task : waiting) {
-      SubAgent subAgent = mongo.findById(task.subAgentId(), SubAgent.class);
-      if (subAgent == null) {
-        continue;
-      }
-      Optional<String> askUserCallId = unansweredAskUser(conversations.messages(subAgent.id()));
-      if (askUserCallId.isPresent()) {
-        String id = Ids.derived(message.id(), ANSWER);
-        Instant now = clock.instant();
-        SubAgentMessage answer =
-            conversations.append(
-                subAgent,
-                new NewMessage(
-                    id,
-                    SubAgentMessage.TOOL,
-                    message.content(),
-                    List.of(),
-                    askUserCallId.get(),
-                    List.of(messageAdded(subAgent, id, SubAgentMessage.TOOL, now))),
-                now);
-        ledger.append(
-            subAgent,
-            "user_answer/" + id,
-            RunEvent.USER_ANSWER,
-            RunLedger.data(
-                "toolCallId", askUserCallId.get(), "answer", RunLedger.excerpt(message.content())));
-        return Optional.of(wake(subAgent, answer));
-      }
-    }
-    return Optional.empty();
+    return questions
+        .latest(message.chatId())
+        .map(
+            waiting -> {
+              SubAgent subAgent = waiting.subAgent();
+              String id = Ids.derived(message.id(), ANSWER);
+              Instant now = clock.instant();
+              SubAgentMessage answer =
+                  conversations.append(
+                      subAgent,
+                      new NewMessage(
+                          id,
+                          SubAgentMessage.TOOL,
+                          message.content(),
+                          List.of(),
+                          waiting.askUserCallId(),
+                          List.of(messageAdded(subAgent, id, SubAgentMessage.TOOL, now))),
+                      now);
+              ledger.append(
+                  subAgent,
+                  "user_answer/" + id,
+                  RunEvent.USER_ANSWER,
+                  RunLedger.data(
+                      "toolCallId",
+                      waiting.askUserCallId(),
+                      "answer",
+                      RunLedger.excerpt(message.content())));
+              return wake(subAgent, answer);
+            });
   }
 
-  /** The id the model gave the {@code ask_user} call that has no tool message yet, if any. */
-  static Optional<String> unansweredAskUser(List<SubAgentMessage> conversation) {
-    Set<String> answered = new HashSet<>();
-    for (SubAgentMessage m : conversation.reversed()) {
-      if (SubAgentMessage.TOOL.equals(m.role())) {
-        answered.add(m.toolCallId());
-      } else if (SubAgentMessage.ASSISTANT.equals(m.role())) {
-        return m.toolCalls().stream()
-            .filter(call -> ToolCatalog.ASK_USER.equals(call.name()))
-            .map(RequestedToolCall::id)
-            .filter(id -> !answered.contains(id))
-            .findFirst();
-      }
+  // --- 2. a decision on a call that awaits approval ----------------------------------------
+
+  /**
+   * "approve" or "reject: …" while a call of the chat awaits approval decides the latest such call,
+   * as {@code POST /api/chats/{id}/feedback} would, by the chat's owner; the decision records this
+   * message, so the message redelivered finds its call decided and decides nothing more. Any other
+   * message goes on to the model.
+   */
+  private Optional<Publication> decideWaitingApproval(ChatMessage message) {
+    if (approvals.decidedBy(message.id()).isPresent()) {
+      return Optional.of(new Publication(Collections.CHAT_MESSAGES, message.id(), List.of()));
     }
-    return Optional.empty();
+    Optional<ApprovalWords.Verdict> verdict = ApprovalWords.read(message.content());
+    Optional<ToolCall> awaiting =
+        verdict.isEmpty() ? Optional.empty() : approvals.awaitingIn(message.chatId());
+    if (awaiting.isEmpty()) {
+      return Optional.empty();
+    }
+    Chat chat = mongo.findById(message.chatId(), Chat.class);
+    approvals.decide(
+        message.chatId(),
+        awaiting.get().id(),
+        verdict.get().approved(),
+        verdict.get().reason(),
+        chat == null ? Users.LOCAL : ChatAccess.ownerOf(chat),
+        message.id());
+    return Optional.of(new Publication(Collections.CHAT_MESSAGES, message.id(), List.of()));
   }
 
-  // --- 2. the model's decision -------------------------------------------------------------
+  // --- 3. the model's decision -------------------------------------------------------------
 
   private Decided decide(ChatMessage message, @Nullable String model) {
     // The tasks the orchestrator started: a child task belongs to the agent that started it.

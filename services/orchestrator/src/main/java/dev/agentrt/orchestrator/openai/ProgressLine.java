@@ -36,6 +36,13 @@ final class ProgressLine {
                   + " ms";
           case RunEvent.QUESTION -> "The " + who + " asks: " + d.get("question");
           case RunEvent.USER_ANSWER -> "Your answer goes to the " + who + ".";
+          case RunEvent.APPROVAL_REQUESTED ->
+              "The " + who + " asks to run " + d.get("tool") + " " + d.get("arguments");
+          case RunEvent.APPROVAL_DECIDED ->
+              d.get("tool")
+                  + (Boolean.TRUE.equals(d.get("approved"))
+                      ? " approved by " + d.get("by")
+                      : " rejected by " + d.get("by") + ": " + d.get("reason"));
           case RunEvent.BUDGET_WARNING ->
               "Warning: " + d.get("used") + " of " + d.get("max") + " " + d.get("limit") + " used";
           case RunEvent.ERROR -> "Error (" + d.get("reason") + "): " + d.get("message");

@@ -74,6 +74,8 @@ class TaskCancellationTest {
     SubAgent subAgent = started.subAgent();
     ToolCall pending = withStatus(stored.toolCall(subAgent, "c1", "search_docs", "{}"), "pending");
     ToolCall running = withStatus(stored.toolCall(subAgent, "c2", "search_docs", "{}"), "running");
+    ToolCall awaiting =
+        withStatus(stored.toolCall(subAgent, "c3", "write_note", "{}"), "awaiting_approval");
 
     assertThat(cancellation.cancel(started.task().id()))
         .isInstanceOf(TaskCancellation.Result.Cancelled.class);
@@ -85,6 +87,11 @@ class TaskCancellationTest {
     ToolCall dropped = mongo.findById(pending.id(), ToolCall.class);
     assertThat(dropped.status()).isEqualTo(ToolCallStatus.failed);
     assertThat(dropped.error()).contains("\"error_type\":\"cancelled\"");
+    ToolCall rejected = mongo.findById(awaiting.id(), ToolCall.class);
+    assertThat(rejected.status())
+        .as("what awaited approval is rejected")
+        .isEqualTo(ToolCallStatus.failed);
+    assertThat(rejected.error()).contains("\"error_type\":\"rejected\"").contains("cancelled");
     assertThat(mongo.findById(running.id(), ToolCall.class).status())
         .as("a running call is left to the tool-runner running it, which stops it")
         .isEqualTo(ToolCallStatus.running);

@@ -8,6 +8,7 @@ import dev.agentrt.events.EventCodec;
 import dev.agentrt.model.ModelException;
 import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
+import dev.agentrt.orchestrator.testing.Approvals;
 import dev.agentrt.orchestrator.testing.Stored;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
@@ -228,7 +229,9 @@ class ChatDecisionsTest {
                 new EventCodec(),
                 PROPERTIES,
                 new UsageCounter(mongo),
-                new RunLedger(mongo)) {
+                new RunLedger(mongo),
+                new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
+                Approvals.withoutBroker(mongo)) {
               @Override
               Publication handle(ChatMessage message) {
                 if (message.id().equals(broken.id())) {
@@ -269,7 +272,9 @@ class ChatDecisionsTest {
             new EventCodec(),
             PROPERTIES,
             new UsageCounter(mongo),
-            new RunLedger(mongo)));
+            new RunLedger(mongo),
+            new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
+            Approvals.withoutBroker(mongo)));
   }
 
   private ChatDecisions decisions(Orchestrator orchestrator) {

@@ -11,6 +11,7 @@ import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.model.ModelMessage;
 import dev.agentrt.model.ModelRequest;
+import dev.agentrt.orchestrator.testing.Approvals;
 import dev.agentrt.orchestrator.testing.Stored;
 import dev.agentrt.orchestrator.testing.Stored.Started;
 import dev.agentrt.platform.outbox.OutboxEntry;
@@ -25,6 +26,8 @@ import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.store.ToolCall;
+import dev.agentrt.store.ToolCallStatus;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.Usage;
 import dev.agentrt.store.UsageCounter;
@@ -85,7 +88,9 @@ class OrchestratorTest {
             CODEC,
             PROPERTIES,
             new UsageCounter(mongo),
-            new RunLedger(mongo));
+            new RunLedger(mongo),
+            new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
+            Approvals.withoutBroker(mongo));
     stored = new Stored(mongo);
   }
 
@@ -210,6 +215,54 @@ class OrchestratorTest {
     assertThat(statusOf(asking.task())).isEqualTo(TaskStatus.running);
     assertThat(model.requests()).isEmpty();
     assertThat(assistantMessages()).isEmpty();
+  }
+
+  @Test
+  void approveDecidesTheLatestCallAwaitingApprovalOnceWithoutAskingTheModel() {
+    Started waiting =
+        stored.startedTask(CHAT, "Save a note", TaskStatus.waiting, SubAgentStatus.active, null);
+    ToolCall first = awaitingApproval(waiting, "c1");
+    ToolCall latest = awaitingApproval(waiting, "c2");
+    ChatMessage approve = stored.userMessage(CHAT, "Approve!");
+
+    orchestrator.handle(approve);
+    orchestrator.handle(approve); // redelivered
+
+    assertThat(mongo.findById(latest.id(), ToolCall.class).status())
+        .isEqualTo(ToolCallStatus.pending);
+    assertThat(mongo.findById(first.id(), ToolCall.class).status())
+        .as("the message decided one call")
+        .isEqualTo(ToolCallStatus.awaiting_approval);
+    assertThat(new MessageOutcomes(mongo).taskId(approve.id())).contains(waiting.task().id());
+    assertThat(model.requests()).isEmpty();
+  }
+
+  @Test
+  void rejectWithAReasonRejectsAndAnythingElseGoesToTheModel() {
+    Started waiting =
+        stored.startedTask(CHAT, "Save a note", TaskStatus.waiting, SubAgentStatus.active, null);
+    ToolCall call = awaitingApproval(waiting, "c1");
+    model.replies("{\"action\":\"answer\",\"answer\":\"Hi\"}");
+
+    orchestrator.handle(stored.userMessage(CHAT, "Hello"));
+    assertThat(mongo.findById(call.id(), ToolCall.class).status())
+        .isEqualTo(ToolCallStatus.awaiting_approval);
+    orchestrator.handle(stored.userMessage(CHAT, "reject: not today"));
+
+    ToolCall rejected = mongo.findById(call.id(), ToolCall.class);
+    assertThat(rejected.status()).isEqualTo(ToolCallStatus.failed);
+    assertThat(rejected.error())
+        .isEqualTo("{\"error_type\":\"rejected\",\"message\":\"not today\"}");
+    assertThat(model.requests()).as("only Hello went to the model").hasSize(1);
+  }
+
+  private ToolCall awaitingApproval(Started started, String modelCallId) {
+    ToolCall call = stored.toolCall(started.subAgent(), modelCallId, "write_note", "{}");
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(call.id())),
+        new Update().set("status", ToolCallStatus.awaiting_approval),
+        ToolCall.class);
+    return call;
   }
 
   @Test
@@ -494,7 +547,10 @@ class OrchestratorTest {
                 + " a question with several parts into one request per subject, has researchers"
                 + " work on them in parallel, and writes one answer.\"},"
                 + "{\"name\":\"researcher\",\"description\":\"Researches a subject"
-                + " in the project's documents and answers with sources.\"}],\"tasks\":[{\"taskId\":\""
+                + " in the project's documents and answers with sources.\"},"
+                + "{\"name\":\"scribe\",\"description\":\"Writes a note (a markdown file) with"
+                + " what the person asks to keep; a person approves each note first.\"}],"
+                + "\"tasks\":[{\"taskId\":\""
                 + done.task().id()
                 + "\",\"subAgentId\":\""
                 + done.subAgent().id()

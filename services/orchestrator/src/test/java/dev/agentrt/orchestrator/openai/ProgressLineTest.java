@@ -31,6 +31,25 @@ class ProgressLineTest {
         .contains("The researcher thinks (step 1)…\n");
   }
 
+  @Test
+  void anApprovalSaysWhatWaitsAndWhoDecided() {
+    assertThat(
+            ProgressLine.of(
+                event(
+                    RunEvent.APPROVAL_REQUESTED,
+                    "scribe",
+                    RunLedger.data("tool", "write_note", "arguments", "{\"title\":\"t\"}"))))
+        .contains("The scribe asks to run write_note {\"title\":\"t\"}\n");
+    assertThat(
+            ProgressLine.of(
+                event(
+                    RunEvent.APPROVAL_DECIDED,
+                    "scribe",
+                    RunLedger.data(
+                        "tool", "write_note", "approved", false, "by", "ana", "reason", "no"))))
+        .contains("write_note rejected by ana: no\n");
+  }
+
   private static RunEvent event(String type, String agent, Map<String, Object> data) {
     return new RunEvent("c/k", "c", 1, type, Instant.now(), "t", "s", agent, data);
   }

@@ -162,6 +162,20 @@ class OwnershipMatrixTest {
                 Map.of("X-Chat-Id", chat),
                 expect(504, 404, 401, 404)),
             new Row(
+                "feedback",
+                "POST",
+                "/api/chats/" + chat + "/feedback",
+                "{\"type\":\"guidance\",\"taskId\":\"" + task.id() + "\",\"text\":\"Be brief\"}",
+                Map.of(),
+                expect(202, 404, 401, 404)),
+            new Row(
+                "/v1 feedback",
+                "POST",
+                "/v1/orchestration/" + chat + "/feedback",
+                "{\"type\":\"guidance\",\"taskId\":\"" + task.id() + "\",\"text\":\"Be brief\"}",
+                Map.of(),
+                expect(202, 404, 401, 404)),
+            new Row(
                 "cancel",
                 "POST",
                 "/api/tasks/" + task.id() + "/cancel",

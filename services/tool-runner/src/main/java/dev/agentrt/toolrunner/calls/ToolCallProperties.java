@@ -16,7 +16,7 @@ import org.springframework.util.unit.DataSize;
  * @param timeout a tool running longer fails with {@code timeout}, unless overridden for it
  * @param unclaimedAfter a pending call older than this that nobody claimed (its event was lost, or
  *     no permit was free) is run by the sweeper
- * @param overrides per tool name: {@code timeout}, {@code idempotent}
+ * @param overrides per tool name: {@code timeout}, {@code idempotent}, {@code approval}
  * @param maxResultSize a longer result (UTF-8 bytes) is cut, with a marker saying so, so that it
  *     fits a MongoDB document and a model's context
  * @param maxConcurrentCalls tool calls this runner executes at once; more stay {@code pending}

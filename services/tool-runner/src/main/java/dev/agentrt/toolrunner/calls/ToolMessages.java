@@ -5,7 +5,6 @@ import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Collections;
-import dev.agentrt.store.Ids;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
 import dev.agentrt.store.SubAgentIds;
@@ -42,7 +41,7 @@ class ToolMessages {
   }
 
   static String messageId(String toolCallId) {
-    return Ids.derived(toolCallId, "tool-message");
+    return ToolCall.toolMessageId(toolCallId);
   }
 
   /**

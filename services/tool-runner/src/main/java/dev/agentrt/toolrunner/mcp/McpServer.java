@@ -236,7 +236,8 @@ public final class McpServer implements ToolSource, AutoCloseable {
         tool.outputSchema() == null ? null : MAPPER.writeValueAsString(tool.outputSchema()),
         settings.timeout(prefixed, config.timeout()),
         settings.idempotent(prefixed, idempotent),
-        "mcp:" + name);
+        "mcp:" + name,
+        settings.approvalRequired(prefixed, false));
   }
 
   /**

@@ -22,7 +22,8 @@ public final class BuiltInTools implements ToolSource {
                         tool.outputSchema(),
                         settings.timeout(tool.name(), null),
                         settings.idempotent(tool.name(), tool.idempotent()),
-                        RegisteredTool.BUILT_IN))
+                        RegisteredTool.BUILT_IN,
+                        settings.approvalRequired(tool.name(), tool.approvalRequired())))
             .toList();
   }
 

@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The built-in tools: search_docs and read_doc over {@code agentrt.tools.docs-root}, calculator,
- * current_time, http_get when hosts are allowed, web_search when an API key is set.
+ * current_time, write_note into {@code agentrt.tools.notes-root}, http_get when hosts are allowed,
+ * web_search when an API key is set.
  */
 public final class BuiltIns {
 
@@ -20,7 +21,7 @@ public final class BuiltIns {
 
   /** The built-in tools that are usable with this configuration. */
   public static List<Tool> configured(
-      Path docsRoot, HttpProperties http, WebSearchProperties webSearch) {
+      Path docsRoot, Path notesRoot, HttpProperties http, WebSearchProperties webSearch) {
     Path root = docsRoot.toAbsolutePath().normalize();
     if (Files.isDirectory(root)) {
       log.info("search_docs and read_doc read the documents under {}", root);
@@ -33,6 +34,7 @@ public final class BuiltIns {
     tools.add(new ReadDoc(docs));
     tools.add(new Calculator());
     tools.add(new CurrentTime(Clock.systemUTC()));
+    tools.add(new WriteNote(notesRoot));
     if (http.allowedHosts().isEmpty()) {
       log.info("http_get is not offered: agentrt.tools.http.allowed-hosts is empty");
     } else {

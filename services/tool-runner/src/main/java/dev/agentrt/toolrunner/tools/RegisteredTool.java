@@ -15,13 +15,16 @@ import org.springframework.ai.tool.definition.ToolDefinition;
  *     interrupted}
  * @param source {@code built-in}, {@code runtime} (handled by the agent loop) or {@code
  *     mcp:<server>}
+ * @param approvalRequired whether every call waits for a person's approval (the agent loop stores
+ *     it {@code awaiting_approval}; it reaches this service only once approved)
  */
 public record RegisteredTool(
     ToolCallback callback,
     @Nullable String outputSchema,
     Duration timeout,
     boolean idempotent,
-    String source) {
+    String source,
+    boolean approvalRequired) {
 
   public static final String BUILT_IN = "built-in";
   public static final String RUNTIME = "runtime";

@@ -40,6 +40,6 @@ public final class RuntimeTools implements ToolSource {
                 ErrorType.unknown_tool, spec.name() + " is handled by the agent loop");
           }
         };
-    return new RegisteredTool(callback, null, Duration.ZERO, true, RegisteredTool.RUNTIME);
+    return new RegisteredTool(callback, null, Duration.ZERO, true, RegisteredTool.RUNTIME, false);
   }
 }

@@ -28,6 +28,11 @@ public interface Tool {
     return true;
   }
 
+  /** Whether its calls wait for a person's approval unless configuration says otherwise. */
+  default boolean approvalRequired() {
+    return false;
+  }
+
   /**
    * Runs the tool on arguments that satisfy its input schema.
    *

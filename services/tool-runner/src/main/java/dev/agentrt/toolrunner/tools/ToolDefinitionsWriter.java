@@ -19,8 +19,8 @@ import org.springframework.stereotype.Component;
  * the model the tools that really run here (MCP ones included): written at start-up, before the
  * service reports healthy, and whenever the registry changes. One document per tool: {@code _id}
  * (the name), {@code description}, {@code inputSchema} and {@code outputSchema} (JSON text), {@code
- * timeoutMs}, {@code idempotent}, {@code source}, {@code updatedAt}. Tools no longer in the
- * registry are removed.
+ * timeoutMs}, {@code idempotent}, {@code source}, {@code approval} ({@code required} or {@code
+ * none}), {@code updatedAt}. Tools no longer in the registry are removed.
  */
 @Component
 public class ToolDefinitionsWriter implements SmartInitializingSingleton {
@@ -60,6 +60,11 @@ public class ToolDefinitionsWriter implements SmartInitializingSingleton {
               .append("timeoutMs", tool.timeout().toMillis())
               .append("idempotent", tool.idempotent())
               .append("source", tool.source())
+              .append(
+                  ToolCatalog.APPROVAL,
+                  tool.approvalRequired()
+                      ? ToolCatalog.APPROVAL_REQUIRED
+                      : ToolCatalog.APPROVAL_NONE)
               .append("updatedAt", now);
       collection.replaceOne(
           Filters.eq("_id", tool.name()), document, new ReplaceOptions().upsert(true));

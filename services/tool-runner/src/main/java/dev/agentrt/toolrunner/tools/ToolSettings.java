@@ -6,12 +6,19 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Per-tool settings from configuration: the default timeout and overrides by tool name ({@code
- * agentrt.tools.overrides."[files__write_file]".idempotent: false}).
+ * agentrt.tools.overrides."[files__write_file]".idempotent: false}, {@code .approval: required}).
  */
 public record ToolSettings(Duration defaultTimeout, Map<String, Override> overrides) {
 
+  /** Whether a tool's calls wait for a person's approval. */
+  public enum Approval {
+    required,
+    none
+  }
+
   /** What configuration says about one tool; null fields keep what the tool declares. */
-  public record Override(@Nullable Duration timeout, @Nullable Boolean idempotent) {}
+  public record Override(
+      @Nullable Duration timeout, @Nullable Boolean idempotent, @Nullable Approval approval) {}
 
   public ToolSettings {
     overrides = overrides == null ? Map.of() : Map.copyOf(overrides);
@@ -39,6 +46,14 @@ public record ToolSettings(Duration defaultTimeout, Map<String, Override> overri
       }
     }
     return longest;
+  }
+
+  /** Whether the tool's calls wait for a person's approval: its override, else its declaration. */
+  public boolean approvalRequired(String tool, boolean declared) {
+    Override override = overrides.get(tool);
+    return override != null && override.approval() != null
+        ? override.approval() == Approval.required
+        : declared;
   }
 
   public boolean idempotent(String tool, boolean declared) {

@@ -205,7 +205,7 @@ class ToolCallBoundsTest {
         new ToolCallProperties(
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(10),
-                Map.of("http_get", new ToolSettings.Override(null, false)))
+                Map.of("http_get", new ToolSettings.Override(null, false, null)))
             .withRetry(QUICK);
     ToolCall call = httpGet("/flaky");
 
@@ -345,6 +345,7 @@ class ToolCallBoundsTest {
     return Toolbox.of(
         BuiltIns.configured(
             Path.of("docs"),
+            Path.of("target/notes"),
             new HttpProperties(
                 List.of("127.0.0.1"),
                 10_000,

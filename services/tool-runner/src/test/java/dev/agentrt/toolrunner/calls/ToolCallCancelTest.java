@@ -155,7 +155,8 @@ class ToolCallCancelTest {
         new ToolCallProperties(
                 Duration.ofSeconds(60),
                 Duration.ofSeconds(10),
-                Map.of("slow__sleep", new ToolSettings.Override(Duration.ofMillis(500), null)))
+                Map.of(
+                    "slow__sleep", new ToolSettings.Override(Duration.ofMillis(500), null, null)))
             .withRetry(ToolCallRunnerTest.NO_RETRIES);
     McpServer slow = started(new McpServer("slow", McpTestServers.slow(), quickSleep.settings()));
     Toolbox toolbox = new Toolbox(List.of(slow));

@@ -403,7 +403,8 @@ class ToolCallRunnerTest {
         new ToolCallProperties(
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(10),
-                Map.of("search_docs", new ToolSettings.Override(Duration.ofMillis(150), null)))
+                Map.of(
+                    "search_docs", new ToolSettings.Override(Duration.ofMillis(150), null, null)))
             .withRetry(NO_RETRIES);
     SubAgent subAgent = stored(subAgent());
     ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"slow\"}"));
@@ -444,7 +445,7 @@ class ToolCallRunnerTest {
         new ToolCallProperties(
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(10),
-                Map.of(slow, new ToolSettings.Override(Duration.ofSeconds(1), null)))
+                Map.of(slow, new ToolSettings.Override(Duration.ofSeconds(1), null, null)))
             .withRetry(NO_RETRIES);
     McpServer everything =
         new McpServer("everything", McpTestServers.everything(null), oneSecond.settings());
@@ -524,7 +525,7 @@ class ToolCallRunnerTest {
         new ToolCallProperties(
             PROPERTIES.timeout(),
             PROPERTIES.unclaimedAfter(),
-            Map.of("search_docs", new ToolSettings.Override(null, false)));
+            Map.of("search_docs", new ToolSettings.Override(null, false, null)));
     ToolCallRunner careful = runner(notIdempotent);
     ToolCallSweeper carefulSweeper = Runners.sweeper(careful);
     SubAgent subAgent = stored(subAgent());
@@ -629,6 +630,33 @@ class ToolCallRunnerTest {
     assertThat(theToolMessageOf(crashedAfterRecording).content()).isEqualTo(result);
     assertThat(published.events()).hasSize(1);
     assertThat(sweeper.takeUp()).isZero();
+  }
+
+  @Test
+  void aCallAwaitingApprovalIsNeverClaimedAndARejectionWhoseDeciderDiedIsAnsweredWithoutRunning() {
+    SubAgent subAgent = stored(subAgent());
+    ToolCall awaiting =
+        stored(
+            call(
+                subAgent,
+                "search_docs",
+                "{\"query\":\"x\"}",
+                ToolCallStatus.awaiting_approval,
+                null,
+                now().minusSeconds(60)));
+    assertThat(runner.onRequested(requested(awaiting))).isFalse();
+    assertThat(sweeper.takeUp()).isZero();
+
+    // The orchestrator stored the rejection, with its hold, and died before the tool message.
+    String rejected = "{\"error_type\":\"rejected\",\"message\":\"no\"}";
+    mongo.remove(awaiting);
+    stored(finished(awaiting, ToolCallStatus.failed, rejected, now().minusSeconds(1)));
+
+    assertThat(sweeper.takeUp()).isEqualTo(1);
+    awaitAnswered(awaiting);
+
+    assertThat(tool.executions).hasValue(0);
+    assertThat(theToolMessageOf(awaiting).content()).isEqualTo(rejected);
   }
 
   @Test

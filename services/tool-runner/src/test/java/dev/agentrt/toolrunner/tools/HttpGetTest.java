@@ -167,12 +167,16 @@ class HttpGetTest {
     HttpProperties none = new HttpProperties(List.of(), 1000, 3);
     WebSearchProperties noKey = new WebSearchProperties(null, null, 5);
 
-    assertThat(BuiltIns.configured(java.nio.file.Path.of("docs"), none, noKey))
+    assertThat(
+            BuiltIns.configured(
+                java.nio.file.Path.of("docs"), java.nio.file.Path.of("target/notes"), none, noKey))
         .extracting(Tool::name)
-        .containsExactlyInAnyOrder("search_docs", "read_doc", "calculator", "current_time");
+        .containsExactlyInAnyOrder(
+            "search_docs", "read_doc", "calculator", "current_time", "write_note");
     assertThat(
             BuiltIns.configured(
                 java.nio.file.Path.of("docs"),
+                java.nio.file.Path.of("target/notes"),
                 new HttpProperties(List.of(" example.org "), 1000, 3),
                 new WebSearchProperties(" key ", null, 5)))
         .extracting(Tool::name)

@@ -42,7 +42,7 @@ class ToolDefinitionsWriterTest {
     ToolSettings settings =
         new ToolSettings(
             Duration.ofSeconds(30),
-            Map.of("calculator", new ToolSettings.Override(Duration.ofSeconds(5), false)));
+            Map.of("calculator", new ToolSettings.Override(Duration.ofSeconds(5), false, null)));
     List<RegisteredTool> extra = new ArrayList<>();
     Runnable[] changed = new Runnable[1];
     ToolSource changing =
@@ -85,6 +85,44 @@ class ToolDefinitionsWriterTest {
     extra.clear();
     changed[0].run();
     assertThat(ids()).containsExactlyInAnyOrder("ask_user", "calculator");
+  }
+
+  @Test
+  void saysWhichToolsWaitForApproval() {
+    ToolSettings settings =
+        new ToolSettings(
+            Duration.ofSeconds(30),
+            Map.of(
+                "calculator",
+                new ToolSettings.Override(null, null, ToolSettings.Approval.required),
+                "write_note",
+                new ToolSettings.Override(null, null, ToolSettings.Approval.none)));
+    Toolbox toolbox =
+        new Toolbox(
+            List.of(
+                new RuntimeTools(),
+                new BuiltInTools(
+                    List.of(
+                        new Calculator(),
+                        new CurrentTime(java.time.Clock.systemUTC()),
+                        new WriteNote(java.nio.file.Path.of("target/notes"))),
+                    settings)));
+
+    new ToolDefinitionsWriter(toolbox, mongo).onStart();
+
+    assertThat(definition("calculator").getString("approval")).isEqualTo("required");
+    assertThat(definition("current_time").getString("approval")).isEqualTo("none");
+    assertThat(definition("write_note").getString("approval")).isEqualTo("none");
+    assertThat(definition("ask_user").getString("approval")).isEqualTo("none");
+    assertThat(
+            new BuiltInTools(
+                    List.of(new WriteNote(java.nio.file.Path.of("target/notes"))),
+                    ToolSettings.defaults(Duration.ofSeconds(30)))
+                .tools()
+                .getFirst()
+                .approvalRequired())
+        .as("write_note waits for approval unless configuration says otherwise")
+        .isTrue();
   }
 
   private List<String> ids() {

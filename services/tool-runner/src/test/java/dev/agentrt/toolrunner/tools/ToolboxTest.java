@@ -207,7 +207,7 @@ class ToolboxTest {
         new ToolSettings(
             Duration.ofSeconds(30),
             java.util.Map.of(
-                "search_docs", new ToolSettings.Override(Duration.ofSeconds(90), false)));
+                "search_docs", new ToolSettings.Override(Duration.ofSeconds(90), false, null)));
     RegisteredTool search =
         new BuiltInTools(List.of(searchThat(a -> "{}"), tool("other", null, a -> "{}")), settings)
             .tools()
