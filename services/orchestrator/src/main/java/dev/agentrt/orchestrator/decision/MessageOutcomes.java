@@ -21,6 +21,7 @@ public final class MessageOutcomes {
 
   static final String TASK = "task";
   static final String FOLLOW_UP = "follow-up";
+  static final String PLAN = "plan";
 
   private final MongoTemplate mongo;
 

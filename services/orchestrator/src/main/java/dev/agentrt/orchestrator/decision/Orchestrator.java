@@ -2,6 +2,7 @@ package dev.agentrt.orchestrator.decision;
 
 import static dev.agentrt.orchestrator.decision.MessageOutcomes.ANSWER;
 import static dev.agentrt.orchestrator.decision.MessageOutcomes.FOLLOW_UP;
+import static dev.agentrt.orchestrator.decision.MessageOutcomes.PLAN;
 import static dev.agentrt.orchestrator.decision.MessageOutcomes.TASK;
 
 import dev.agentrt.agents.AgentCatalog;
@@ -18,6 +19,9 @@ import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.Plan;
+import dev.agentrt.store.PlanNode;
+import dev.agentrt.store.Plans;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
@@ -85,6 +89,8 @@ class Orchestrator {
   private final OrchestratorProperties properties;
   private final UsageCounter usage;
   private final RunLedger ledger;
+  private final Plans plans;
+  private final PlanValidation planValidation;
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
   Orchestrator(
@@ -95,7 +101,9 @@ class Orchestrator {
       EventCodec codec,
       OrchestratorProperties properties,
       UsageCounter usage,
-      RunLedger ledger) {
+      RunLedger ledger,
+      Plans plans,
+      PlanProperties planProperties) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.agents = agents;
@@ -104,6 +112,14 @@ class Orchestrator {
     this.properties = properties;
     this.usage = usage;
     this.ledger = ledger;
+    this.plans = plans;
+    this.planValidation =
+        new PlanValidation(
+            agent -> agents.find(agent).isPresent(), agentNames(agents), planProperties.maxNodes());
+  }
+
+  private static String agentNames(AgentCatalog agents) {
+    return agents.all().stream().map(AgentDefinition::name).collect(Collectors.joining(", "));
   }
 
   Publication handle(ChatMessage message) {
@@ -151,6 +167,11 @@ class Orchestrator {
     Task task = mongo.findById(Ids.derived(message.id(), TASK), Task.class);
     if (task != null) {
       return Optional.of(new Publication(Collections.TASKS, task.id(), task.outbox()));
+    }
+    Optional<Plan> plan = plans.find(Ids.derived(message.id(), PLAN));
+    if (plan.isPresent()) {
+      plans.advance(plan.get().id()); // starts the nodes a crash left unstarted
+      return Optional.of(new Publication(Collections.PLANS, plan.get().id(), List.of()));
     }
     for (String purpose : List.of(ANSWER, FOLLOW_UP)) {
       SubAgentMessage sent =
@@ -235,10 +256,22 @@ class Orchestrator {
   // --- 2. the model's decision -------------------------------------------------------------
 
   private Decided decide(ChatMessage message, @Nullable String model) {
-    // The tasks the orchestrator started: a child task belongs to the agent that started it.
+    // The tasks the orchestrator started: a child task belongs to the agent that started it, a
+    // plan's node to its plan (its outcome is the plan's, not the chat's).
+    List<String> planNodes =
+        plans.ofChat(message.chatId()).stream()
+            .flatMap(p -> p.nodes().stream())
+            .map(PlanNode::taskId)
+            .toList();
     List<Task> tasks =
         mongo.find(
-            Query.query(Criteria.where("chatId").is(message.chatId()).and("delegation").is(null))
+            Query.query(
+                    Criteria.where("chatId")
+                        .is(message.chatId())
+                        .and("delegation")
+                        .is(null)
+                        .and("_id")
+                        .nin(planNodes))
                 .with(Sort.by("createdAt", "_id")),
             Task.class);
     List<AgentDefinition> available = agents.all();
@@ -279,14 +312,10 @@ class Orchestrator {
         notBlank("instruction", newTask.instruction());
         if (agents.find(newTask.agent()).isEmpty()) {
           throw new InvalidDecisionException(
-              "there is no agent '"
-                  + newTask.agent()
-                  + "'; the agents are: "
-                  + agents.all().stream()
-                      .map(AgentDefinition::name)
-                      .collect(Collectors.joining(", ")));
+              "there is no agent '" + newTask.agent() + "'; the agents are: " + agentNames(agents));
         }
       }
+      case Decision.Plan plan -> planValidation.check(plan);
       case Decision.Reactivate reactivate -> {
         notBlank("message", reactivate.message());
         Map<String, Task> bySubAgent =
@@ -332,6 +361,7 @@ class Orchestrator {
           case Decision.Answer answer -> answer(message, model, decided, answer.answer());
           case Decision.NewTask newTask -> startTask(message, model, newTask);
           case Decision.Reactivate reactivate -> followUp(message, reactivate);
+          case Decision.Plan plan -> startPlan(message, model, plan);
         };
     if (written.inserted()) {
       usage.add(Chat.class, message.chatId(), model, decided.usage(), decided.turns());
@@ -410,6 +440,33 @@ class Orchestrator {
             "agent", newTask.agent(), "task", newTask.instruction(), "reactivated", false));
     return new Written(
         new Publication(Collections.TASKS, taskId, task.document().outbox()), task.inserted());
+  }
+
+  /**
+   * Stores the plan, then starts its nodes that depend on nothing, all of them ({@link
+   * Plans#advance}); they publish their own tasks' events, so the publication carries none. A crash
+   * in between is finished by the message's next handling ({@link #storedOutcome}) or by the
+   * finalizer's plan sweep.
+   */
+  private Written startPlan(ChatMessage message, @Nullable String model, Decision.Plan plan) {
+    String planId = Ids.derived(message.id(), PLAN);
+    boolean inserted =
+        plans.create(
+            Plan.start(
+                planId,
+                message.chatId(),
+                message.id(),
+                message.content(),
+                model,
+                plan.nodes().stream()
+                    .map(
+                        n ->
+                            PlanNode.pending(
+                                planId, n.id(), n.agent(), n.instruction(), n.dependsOn()))
+                    .toList(),
+                clock.instant()));
+    plans.advance(planId);
+    return new Written(new Publication(Collections.PLANS, planId, List.of()), inserted);
   }
 
   private Written followUp(ChatMessage message, Decision.Reactivate reactivate) {

@@ -228,7 +228,9 @@ class ChatDecisionsTest {
                 new EventCodec(),
                 PROPERTIES,
                 new UsageCounter(mongo),
-                new RunLedger(mongo)) {
+                new RunLedger(mongo),
+                Stored.plans(mongo),
+                new PlanProperties(12)) {
               @Override
               Publication handle(ChatMessage message) {
                 if (message.id().equals(broken.id())) {
@@ -269,7 +271,9 @@ class ChatDecisionsTest {
             new EventCodec(),
             PROPERTIES,
             new UsageCounter(mongo),
-            new RunLedger(mongo)));
+            new RunLedger(mongo),
+            Stored.plans(mongo),
+            new PlanProperties(12)));
   }
 
   private ChatDecisions decisions(Orchestrator orchestrator) {

@@ -1,9 +1,15 @@
 package dev.agentrt.orchestrator.testing;
 
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.platform.messaging.EventPublisher;
+import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.Plans;
 import dev.agentrt.store.RequestedToolCall;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
@@ -17,6 +23,7 @@ import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.UsageCounter;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
@@ -31,6 +38,22 @@ public final class Stored {
   private final MongoTemplate mongo;
   private final SubAgentConversations conversations;
   private Instant now = Instant.parse("2026-11-22T12:00:00Z");
+
+  /**
+   * Plans whose tasks' events go nowhere: a broker that acknowledges everything, so the outboxes
+   * empty as they would.
+   */
+  public static Plans plans(MongoTemplate mongo) {
+    EventPublisher acknowledging =
+        new EventPublisher(null, "test") {
+          @Override
+          public CompletableFuture<?> send(OutboxEntry entry) {
+            return CompletableFuture.completedFuture(null);
+          }
+        };
+    return new Plans(
+        mongo, new Outbox(acknowledging, mongo), new EventCodec(), new RunLedger(mongo));
+  }
 
   public Stored(MongoTemplate mongo) {
     this.mongo = mongo;
