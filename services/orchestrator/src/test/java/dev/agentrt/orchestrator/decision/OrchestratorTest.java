@@ -324,8 +324,12 @@ class OrchestratorTest {
             tuple(Plans.taskId(plan.id(), "r1"), "researcher", "Research Kafka"),
             tuple(Plans.taskId(plan.id(), "r2"), "researcher", "Research Redis"));
     assertThat(mongo.findAll(Task.class))
-        .as("published: the broker acknowledged")
-        .allSatisfy(t -> assertThat(t.outbox()).isEmpty());
+        .allSatisfy(
+            t ->
+                assertThat(events(t.outbox()))
+                    .singleElement()
+                    .isInstanceOfSatisfying(
+                        TaskCreated.class, e -> assertThat(e.taskId()).isEqualTo(t.id())));
   }
 
   @Test

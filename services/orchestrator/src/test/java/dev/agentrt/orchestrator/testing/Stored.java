@@ -1,9 +1,6 @@
 package dev.agentrt.orchestrator.testing;
 
 import dev.agentrt.events.EventCodec;
-import dev.agentrt.platform.messaging.EventPublisher;
-import dev.agentrt.platform.outbox.Outbox;
-import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
@@ -21,9 +18,9 @@ import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.UsageCounter;
+import dev.agentrt.testing.UnreachableBroker;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
@@ -39,20 +36,10 @@ public final class Stored {
   private final SubAgentConversations conversations;
   private Instant now = Instant.parse("2026-11-22T12:00:00Z");
 
-  /**
-   * Plans whose tasks' events go nowhere: a broker that acknowledges everything, so the outboxes
-   * empty as they would.
-   */
+  /** Plans whose tasks' events stay in their outboxes, for the test to read. */
   public static Plans plans(MongoTemplate mongo) {
-    EventPublisher acknowledging =
-        new EventPublisher(null, "test") {
-          @Override
-          public CompletableFuture<?> send(OutboxEntry entry) {
-            return CompletableFuture.completedFuture(null);
-          }
-        };
     return new Plans(
-        mongo, new Outbox(acknowledging, mongo), new EventCodec(), new RunLedger(mongo));
+        mongo, UnreachableBroker.outbox(mongo), new EventCodec(), new RunLedger(mongo));
   }
 
   public Stored(MongoTemplate mongo) {
