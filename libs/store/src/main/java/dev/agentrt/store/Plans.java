@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.bson.Document;
+import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -110,7 +111,7 @@ public final class Plans {
   }
 
   /**
-   * Asks for the plan to stop: no pending node starts any more (the next advance cancels them). The
+   * Asks for the plan to stop: no pending node starts any more (the next advance skips them). The
    * caller cancels the running nodes' tasks; their ends move the plan on as any task's do.
    *
    * @return the plan as it stands after, empty if there is none
@@ -125,9 +126,9 @@ public final class Plans {
 
   /**
    * Moves the plan on as far as its tasks allow: records the nodes whose task ended, skips the
-   * nodes that depend on one that did not succeed, cancels the pending nodes of a plan asked to
-   * stop, starts every node whose dependencies all succeeded, and ends the plan when every node
-   * ended. Repeats until a pass finds nothing to do.
+   * nodes that depend on one that did not succeed and the pending nodes of a plan asked to stop,
+   * starts every node whose dependencies all succeeded, and ends the plan when every node ended.
+   * Repeats until a pass finds nothing to do.
    *
    * @return the plan as it stands after, empty if there is none
    */
@@ -163,12 +164,12 @@ public final class Plans {
         };
       }
       case pending -> {
+        if (plan.cancelRequested()) {
+          return skip(plan, i, null);
+        }
         Optional<String> blocker = blocker(plan, node);
         if (blocker.isPresent()) {
           return skip(plan, i, blocker.get());
-        }
-        if (plan.cancelRequested()) {
-          return cancel(plan, i);
         }
         boolean ready =
             node.dependsOn().stream()
@@ -327,9 +328,16 @@ public final class Plans {
     return true;
   }
 
-  private boolean skip(Plan plan, int i, String because) {
+  /**
+   * Skips a pending node: a node it depends on did not succeed ({@code because}), or the plan was
+   * cancelled (null).
+   */
+  private boolean skip(Plan plan, int i, @Nullable String because) {
     PlanNode node = plan.nodes().get(i);
-    String reason = "skipped: node '" + because + "' did not succeed";
+    String reason =
+        because == null
+            ? "skipped: the plan was cancelled"
+            : "skipped: node '" + because + "' did not succeed";
     Update update =
         new Update()
             .set(field(i, "status"), PlanNodeStatus.skipped)
@@ -344,28 +352,7 @@ public final class Plans {
           null,
           null,
           node.agent(),
-          RunLedger.data("planId", plan.id(), "node", node.id(), "because", because));
-    }
-    return true;
-  }
-
-  private boolean cancel(Plan plan, int i) {
-    PlanNode node = plan.nodes().get(i);
-    Update update =
-        new Update()
-            .set(field(i, "status"), PlanNodeStatus.cancelled)
-            .set(field(i, "endedAt"), clock.instant())
-            .set(field(i, "error"), "the plan was cancelled before it started");
-    if (moveNode(plan, i, PlanNodeStatus.pending, new Criteria(), update)) {
-      ledger.append(
-          plan.chatId(),
-          "plan_node_ended/" + node.taskId(),
-          RunEvent.PLAN_NODE_ENDED,
-          null,
-          null,
-          node.agent(),
-          RunLedger.data(
-              "planId", plan.id(), "node", node.id(), "status", PlanNodeStatus.cancelled.name()));
+          RunLedger.data("planId", plan.id(), "node", node.id(), "reason", reason));
     }
     return true;
   }
