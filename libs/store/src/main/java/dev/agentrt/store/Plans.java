@@ -7,6 +7,7 @@ import dev.agentrt.platform.outbox.OutboxEntry;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -136,8 +137,13 @@ public final class Plans {
     Plan plan = mongo.findById(planId, Plan.class);
     while (plan != null && plan.status() == PlanStatus.running) {
       boolean acted = false;
+      List<Integer> ready = new ArrayList<>();
       for (int i = 0; i < plan.nodes().size(); i++) {
-        acted |= step(plan, i);
+        acted |= step(plan, i, ready);
+      }
+      if (!ready.isEmpty()) {
+        start(plan, ready);
+        acted = true;
       }
       Plan after = mongo.findById(planId, Plan.class);
       if (!acted) {
@@ -148,8 +154,11 @@ public final class Plans {
     return Optional.ofNullable(plan);
   }
 
-  /** What node {@code i} of the plan calls for; whether a write was attempted. */
-  private boolean step(Plan plan, int i) {
+  /**
+   * What node {@code i} of the plan calls for; whether a write was attempted. A node ready to start
+   * goes to {@code ready}: the ready nodes start together.
+   */
+  private boolean step(Plan plan, int i, List<Integer> ready) {
     PlanNode node = plan.nodes().get(i);
     switch (node.status()) {
       case running -> {
@@ -171,11 +180,14 @@ public final class Plans {
         if (blocker.isPresent()) {
           return skip(plan, i, blocker.get());
         }
-        boolean ready =
+        boolean dependenciesSucceeded =
             node.dependsOn().stream()
                 .allMatch(
                     d -> plan.node(d).map(n -> n.status() == PlanNodeStatus.success).orElse(false));
-        return ready && start(plan, i);
+        if (dependenciesSucceeded) {
+          ready.add(i);
+        }
+        return false;
       }
       default -> {
         return false;
@@ -204,19 +216,31 @@ public final class Plans {
     return Optional.empty();
   }
 
-  private boolean start(Plan plan, int i) {
-    PlanNode node = plan.nodes().get(i);
+  /**
+   * Starts the ready nodes together: one write moves them all {@code pending → running} with one
+   * {@code startedAt}, so they run at the same time whatever ends meanwhile; then their tasks are
+   * inserted and published. The write matches only while every one of them is pending and the plan
+   * runs and is not being cancelled; if another copy started some meanwhile, the next pass sees it.
+   */
+  private void start(Plan plan, List<Integer> ready) {
     Instant now = clock.instant();
-    boolean marked =
-        moveNode(
-            plan,
-            i,
-            PlanNodeStatus.pending,
-            Criteria.where("cancelRequested").is(false),
-            new Update()
-                .set(field(i, "status"), PlanNodeStatus.running)
-                .set(field(i, "startedAt"), now));
-    if (marked) {
+    Criteria condition =
+        Criteria.where("_id")
+            .is(plan.id())
+            .and("status")
+            .is(PlanStatus.running)
+            .and("cancelRequested")
+            .is(false);
+    Update update = new Update().set("updatedAt", now);
+    for (int i : ready) {
+      condition = condition.and(field(i, "status")).is(PlanNodeStatus.pending);
+      update.set(field(i, "status"), PlanNodeStatus.running).set(field(i, "startedAt"), now);
+    }
+    if (mongo.updateFirst(Query.query(condition), update, Plan.class).getModifiedCount() == 0) {
+      return;
+    }
+    for (int i : ready) {
+      PlanNode node = plan.nodes().get(i);
       startTask(plan, node);
       ledger.append(
           plan.chatId(),
@@ -227,7 +251,6 @@ public final class Plans {
           node.agent(),
           RunLedger.data("planId", plan.id(), "node", node.id(), "dependsOn", node.dependsOn()));
     }
-    return true;
   }
 
   private void startTask(Plan plan, PlanNode node) {
@@ -314,7 +337,7 @@ public final class Plans {
             .set(field(i, "endedAt"), clock.instant())
             .set(field(i, "result"), task.result())
             .set(field(i, "error"), error);
-    if (moveNode(plan, i, PlanNodeStatus.running, new Criteria(), update)) {
+    if (moveNode(plan, i, PlanNodeStatus.running, update)) {
       ledger.append(
           plan.chatId(),
           "plan_node_ended/" + node.taskId(),
@@ -344,7 +367,7 @@ public final class Plans {
             .set(field(i, "endedAt"), clock.instant())
             .set(field(i, "skippedBecause"), because)
             .set(field(i, "error"), reason);
-    if (moveNode(plan, i, PlanNodeStatus.pending, new Criteria(), update)) {
+    if (moveNode(plan, i, PlanNodeStatus.pending, update)) {
       ledger.append(
           plan.chatId(),
           "plan_node_skipped/" + node.taskId(),
@@ -405,19 +428,16 @@ public final class Plans {
   }
 
   /** Moves node {@code i} from {@code from}, only while the plan runs and the node is there. */
-  private boolean moveNode(Plan plan, int i, PlanNodeStatus from, Criteria also, Update update) {
+  private boolean moveNode(Plan plan, int i, PlanNodeStatus from, Update update) {
     return mongo
             .updateFirst(
                 Query.query(
-                    new Criteria()
-                        .andOperator(
-                            Criteria.where("_id")
-                                .is(plan.id())
-                                .and("status")
-                                .is(PlanStatus.running)
-                                .and(field(i, "status"))
-                                .is(from),
-                            also)),
+                    Criteria.where("_id")
+                        .is(plan.id())
+                        .and("status")
+                        .is(PlanStatus.running)
+                        .and(field(i, "status"))
+                        .is(from)),
                 update.set("updatedAt", clock.instant()),
                 Plan.class)
             .getModifiedCount()

@@ -85,6 +85,9 @@ class PlanProgressTest {
 
     assertThat(statuses(plan.id()))
         .containsExactly(PlanNodeStatus.running, PlanNodeStatus.running, PlanNodeStatus.pending);
+    assertThat(plan.node("r1").orElseThrow().startedAt())
+        .as("started by one write")
+        .isEqualTo(plan.node("r2").orElseThrow().startedAt());
     succeed(plan, "r1", "Kafka is a log.\n\nSources: docs/kafka.md");
     assertThat(statuses(plan.id()))
         .containsExactly(PlanNodeStatus.success, PlanNodeStatus.running, PlanNodeStatus.pending);
