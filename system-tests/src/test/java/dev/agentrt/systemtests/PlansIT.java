@@ -3,6 +3,10 @@ package dev.agentrt.systemtests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoDatabase;
+import dev.agentrt.events.Topics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -11,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -73,6 +79,32 @@ class PlansIT {
   }
 
   @Test
+  void everyEventOfAPlanDeliveredTwiceStartsNoNodeTwiceAndAnswersOnce() {
+    EmbeddedStack stack = EmbeddedStack.get();
+    ChatApi api = new ChatApi(stack.services.baseUrl("orchestrator"));
+    String chatId = api.createChat();
+    api.postMessage(chatId, "Write a report on Kafka and MongoDB");
+    JsonNode plan = awaitAnswered(api, chatId);
+    Topology topology = new Topology(stack.kafka.bootstrapServers());
+    await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
+    Map<String, Long> before = documentCounts(stack);
+
+    List<ConsumerRecord<String, byte[]>> everything = new ArrayList<>();
+    for (String topic :
+        List.of(Topics.CHAT_MESSAGES, Topics.TASKS, Topics.SUB_AGENT_MESSAGES, Topics.TOOL_CALLS)) {
+      everything.addAll(topology.readAll(topic));
+    }
+    topology.republish(everything);
+
+    await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
+    assertThat(documentCounts(stack)).isEqualTo(before);
+    assertThat(list(api.get("/api/chats/" + chatId + "/plans").body()))
+        .singleElement()
+        .isEqualTo(plan);
+    assertThat(list(api.get("/api/chats/" + chatId + "/tasks").body())).hasSize(3);
+  }
+
+  @Test
   void aFailingNodeSkipsExactlyItsDependentsAndTheRestFinishes() {
     ChatApi api = new ChatApi(ScriptedModelStack.get().services.baseUrl("orchestrator"));
     String chatId = api.createChat();
@@ -121,6 +153,14 @@ class PlansIT {
                     && !plans.getFirst().path("status").asString().equals("running")
                     && plans.getFirst().path("answerId").isString())
         .getFirst();
+  }
+
+  private static Map<String, Long> documentCounts(EmbeddedStack stack) {
+    try (MongoClient client = MongoClients.create(stack.mongo.uri())) {
+      MongoDatabase db = client.getDatabase("agentrt");
+      return StreamSupport.stream(db.listCollectionNames().spliterator(), false)
+          .collect(Collectors.toMap(name -> name, name -> db.getCollection(name).countDocuments()));
+    }
   }
 
   private static Map<String, JsonNode> nodes(JsonNode plan) {
