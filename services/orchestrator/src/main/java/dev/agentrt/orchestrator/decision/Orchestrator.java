@@ -19,9 +19,6 @@ import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
-import dev.agentrt.store.Plan;
-import dev.agentrt.store.PlanNode;
-import dev.agentrt.store.Plans;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
@@ -45,8 +42,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.domain.Sort;
@@ -89,8 +84,8 @@ class Orchestrator {
   private final OrchestratorProperties properties;
   private final UsageCounter usage;
   private final RunLedger ledger;
-  private final Plans plans;
-  private final PlanValidation planValidation;
+  private final ChatPlans plans;
+  private final DecisionChecks checks;
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
   Orchestrator(
@@ -102,8 +97,7 @@ class Orchestrator {
       OrchestratorProperties properties,
       UsageCounter usage,
       RunLedger ledger,
-      Plans plans,
-      PlanProperties planProperties) {
+      ChatPlans plans) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.agents = agents;
@@ -113,13 +107,7 @@ class Orchestrator {
     this.usage = usage;
     this.ledger = ledger;
     this.plans = plans;
-    this.planValidation =
-        new PlanValidation(
-            agent -> agents.find(agent).isPresent(), agentNames(agents), planProperties.maxNodes());
-  }
-
-  private static String agentNames(AgentCatalog agents) {
-    return agents.all().stream().map(AgentDefinition::name).collect(Collectors.joining(", "));
+    this.checks = new DecisionChecks(mongo, agents, plans);
   }
 
   Publication handle(ChatMessage message) {
@@ -168,10 +156,9 @@ class Orchestrator {
     if (task != null) {
       return Optional.of(new Publication(Collections.TASKS, task.id(), task.outbox()));
     }
-    Optional<Plan> plan = plans.find(Ids.derived(message.id(), PLAN));
+    Optional<Publication> plan = plans.started(message);
     if (plan.isPresent()) {
-      plans.advance(plan.get().id()); // starts the nodes a crash left unstarted
-      return Optional.of(new Publication(Collections.PLANS, plan.get().id(), List.of()));
+      return plan;
     }
     for (String purpose : List.of(ANSWER, FOLLOW_UP)) {
       SubAgentMessage sent =
@@ -258,11 +245,7 @@ class Orchestrator {
   private Decided decide(ChatMessage message, @Nullable String model) {
     // The tasks the orchestrator started: a child task belongs to the agent that started it, a
     // plan's node to its plan (its outcome is the plan's, not the chat's).
-    List<String> planNodes =
-        plans.ofChat(message.chatId()).stream()
-            .flatMap(p -> p.nodes().stream())
-            .map(PlanNode::taskId)
-            .toList();
+    List<String> planNodes = plans.nodeTaskIds(message.chatId());
     List<Task> tasks =
         mongo.find(
             Query.query(
@@ -276,7 +259,8 @@ class Orchestrator {
             Task.class);
     List<AgentDefinition> available = agents.all();
     List<ModelMessage> prompt = DecisionPrompt.messages(available, tasks, history(message));
-    return decider.decide(prompt, model, decision -> check(decision, message.chatId(), tasks));
+    return decider.decide(
+        prompt, model, decision -> checks.check(decision, message.chatId(), tasks));
   }
 
   /**
@@ -303,54 +287,6 @@ class Orchestrator {
     return history;
   }
 
-  /** Refuses what cannot be carried out in this chat, saying why so that the model can repair. */
-  private void check(Decision decision, String chatId, List<Task> tasks)
-      throws InvalidDecisionException {
-    switch (decision) {
-      case Decision.Answer answer -> notBlank("answer", answer.answer());
-      case Decision.NewTask newTask -> {
-        notBlank("instruction", newTask.instruction());
-        if (agents.find(newTask.agent()).isEmpty()) {
-          throw new InvalidDecisionException(
-              "there is no agent '" + newTask.agent() + "'; the agents are: " + agentNames(agents));
-        }
-      }
-      case Decision.Plan plan -> planValidation.check(plan);
-      case Decision.Reactivate reactivate -> {
-        notBlank("message", reactivate.message());
-        Map<String, Task> bySubAgent =
-            tasks.stream()
-                .filter(t -> t.subAgentId() != null)
-                .collect(Collectors.toMap(Task::subAgentId, Function.identity(), (a, b) -> b));
-        Task task = bySubAgent.get(reactivate.subAgentId());
-        SubAgent subAgent =
-            task == null ? null : mongo.findById(reactivate.subAgentId(), SubAgent.class);
-        if (subAgent == null || !chatId.equals(subAgent.chatId())) {
-          throw new InvalidDecisionException(
-              "there is no sub-agent '"
-                  + reactivate.subAgentId()
-                  + "' in this chat; use a subAgentId of the context's tasks");
-        }
-        if (subAgent.status() == SubAgentStatus.failed
-            || task.status() == TaskStatus.failed
-            || task.status() == TaskStatus.cancelled) {
-          throw new InvalidDecisionException(
-              "the sub-agent '"
-                  + reactivate.subAgentId()
-                  + "' has ended ("
-                  + task.status()
-                  + ") and cannot be reactivated; start a new task instead");
-        }
-      }
-    }
-  }
-
-  private static void notBlank(String field, String value) throws InvalidDecisionException {
-    if (value.isBlank()) {
-      throw new InvalidDecisionException("field '" + field + "' is blank");
-    }
-  }
-
   /**
    * Writes the decision's outcome. The write that inserts it adds the decision's tokens to the
    * chat's sums; finding the outcome written meanwhile (a concurrent copy) counts nothing.
@@ -361,7 +297,10 @@ class Orchestrator {
           case Decision.Answer answer -> answer(message, model, decided, answer.answer());
           case Decision.NewTask newTask -> startTask(message, model, newTask);
           case Decision.Reactivate reactivate -> followUp(message, reactivate);
-          case Decision.Plan plan -> startPlan(message, model, plan);
+          case Decision.Plan plan ->
+              new Written(
+                  ChatPlans.publication(Ids.derived(message.id(), PLAN)),
+                  plans.start(message, model, plan));
         };
     if (written.inserted()) {
       usage.add(Chat.class, message.chatId(), model, decided.usage(), decided.turns());
@@ -440,33 +379,6 @@ class Orchestrator {
             "agent", newTask.agent(), "task", newTask.instruction(), "reactivated", false));
     return new Written(
         new Publication(Collections.TASKS, taskId, task.document().outbox()), task.inserted());
-  }
-
-  /**
-   * Stores the plan, then starts its nodes that depend on nothing, all of them ({@link
-   * Plans#advance}); they publish their own tasks' events, so the publication carries none. A crash
-   * in between is finished by the message's next handling ({@link #storedOutcome}) or by the
-   * finalizer's plan sweep.
-   */
-  private Written startPlan(ChatMessage message, @Nullable String model, Decision.Plan plan) {
-    String planId = Ids.derived(message.id(), PLAN);
-    boolean inserted =
-        plans.create(
-            Plan.start(
-                planId,
-                message.chatId(),
-                message.id(),
-                message.content(),
-                model,
-                plan.nodes().stream()
-                    .map(
-                        n ->
-                            PlanNode.pending(
-                                planId, n.id(), n.agent(), n.instruction(), n.dependsOn()))
-                    .toList(),
-                clock.instant()));
-    plans.advance(planId);
-    return new Written(new Publication(Collections.PLANS, planId, List.of()), inserted);
   }
 
   private Written followUp(ChatMessage message, Decision.Reactivate reactivate) {

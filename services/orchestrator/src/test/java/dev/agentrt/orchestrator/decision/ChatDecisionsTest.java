@@ -229,8 +229,10 @@ class ChatDecisionsTest {
                 PROPERTIES,
                 new UsageCounter(mongo),
                 new RunLedger(mongo),
-                Stored.plans(mongo),
-                new PlanProperties(12)) {
+                new ChatPlans(
+                    Stored.plans(mongo),
+                    AgentCatalog.fromClasspath("agents.yml"),
+                    new PlanProperties(12))) {
               @Override
               Publication handle(ChatMessage message) {
                 if (message.id().equals(broken.id())) {
@@ -272,8 +274,10 @@ class ChatDecisionsTest {
             PROPERTIES,
             new UsageCounter(mongo),
             new RunLedger(mongo),
-            Stored.plans(mongo),
-            new PlanProperties(12)));
+            new ChatPlans(
+                Stored.plans(mongo),
+                AgentCatalog.fromClasspath("agents.yml"),
+                new PlanProperties(12))));
   }
 
   private ChatDecisions decisions(Orchestrator orchestrator) {

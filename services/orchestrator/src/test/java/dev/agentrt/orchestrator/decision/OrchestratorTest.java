@@ -92,8 +92,10 @@ class OrchestratorTest {
             PROPERTIES,
             new UsageCounter(mongo),
             new RunLedger(mongo),
-            Stored.plans(mongo),
-            new PlanProperties(12));
+            new ChatPlans(
+                Stored.plans(mongo),
+                AgentCatalog.fromClasspath("agents.yml"),
+                new PlanProperties(12)));
     stored = new Stored(mongo);
   }
 
