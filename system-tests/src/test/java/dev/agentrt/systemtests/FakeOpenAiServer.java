@@ -16,10 +16,12 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A local server speaking the OpenAI chat-completions wire format, for the services' real
- * OpenAI-compatible provider: it decides like a model would (a new task for the person's message)
- * and answers an agent turn by the task's instruction:
+ * OpenAI-compatible provider: it decides like a model would (a new task for the person's message;
+ * for a message that starts with {@code [plan]}, the plan of {@link #PLAN}) and answers an agent
+ * turn by the task's instruction:
  *
  * <ul>
+ *   <li>{@code [answer] text…}: answers with the rest of its first line;
  *   <li>{@code [repeat] …}: calls {@code read_doc} on {@code kafka.md}, every time;
  *   <li>{@code [loop] …}: calls {@code search_docs} with a new query every time;
  *   <li>{@code [hang] …}: holds the call until the server closes, then calls {@code search_docs};
@@ -31,6 +33,22 @@ import tools.jackson.databind.json.JsonMapper;
 final class FakeOpenAiServer implements AutoCloseable {
 
   private static final JsonMapper JSON = OpenAiWire.JSON;
+
+  /**
+   * Four researcher nodes: {@code ok}, then {@code after-ok} on its result; {@code bad}, whose
+   * every turn the server refuses, then {@code after-bad}, which depends on it.
+   */
+  static final String PLAN =
+      """
+      {"action":"plan","nodes":[
+        {"id":"ok","agent":"researcher","instruction":"[answer] The outbox is a field."},
+        {"id":"after-ok","agent":"researcher","instruction":"[answer] Built on ok.",
+         "dependsOn":["ok"]},
+        {"id":"bad","agent":"researcher","instruction":"Research what fails"},
+        {"id":"after-bad","agent":"researcher","instruction":"[answer] Never runs.",
+         "dependsOn":["bad"]}]}""";
+
+  private static final String ANSWER = "[answer] ";
 
   private final HttpServer server;
   final AtomicInteger refusedAgentTurns = new AtomicInteger();
@@ -56,7 +74,11 @@ final class FakeOpenAiServer implements AutoCloseable {
     JsonNode request = JSON.readTree(exchange.getRequestBody());
     JsonNode messages = request.path("messages");
     if (OpenAiWire.isDecision(request)) {
-      respond(exchange, 200, OpenAiWire.newResearchTask(request));
+      String said = messages.path(messages.size() - 1).path("content").asString("");
+      respond(
+          exchange,
+          200,
+          said.startsWith("[plan]") ? OpenAiWire.text(PLAN) : OpenAiWire.newResearchTask(request));
       return;
     }
     if (OpenAiWire.isAgentTurn(request)) {
@@ -66,6 +88,12 @@ final class FakeOpenAiServer implements AutoCloseable {
         turn += m.path("role").asString().equals("assistant") ? 1 : 0;
       }
       String call = "call_" + turn;
+      if (instruction.startsWith(ANSWER)) {
+        agentTurns.incrementAndGet();
+        String firstLine = instruction.lines().findFirst().orElse(ANSWER);
+        respond(exchange, 200, OpenAiWire.text(firstLine.substring(ANSWER.length())));
+        return;
+      }
       if (instruction.startsWith("[repeat]")) {
         agentTurns.incrementAndGet();
         respond(exchange, 200, toolCall(call, "read_doc", "{\"path\":\"kafka.md\"}"));

@@ -14,5 +14,8 @@ public final class Collections {
   /** Finished tasks' outcomes whose answer the finalizer has yet to write in the chat. */
   public static final String PENDING_ANSWERS = "pending_answers";
 
+  /** Graphs of agent tasks and how far each got. */
+  public static final String PLANS = "plans";
+
   private Collections() {}
 }

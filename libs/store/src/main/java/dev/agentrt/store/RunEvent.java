@@ -19,7 +19,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  *     step_start}, {@code step_end}, {@code tool_call_start}, {@code tool_call_result}, {@code
  *     question}, {@code user_answer}, {@code budget_warning}, {@code error}, {@code run_end},
  *     {@code delegation_start}, {@code delegation_end}, {@code approval_requested}, {@code
- *     approval_decided}, {@code guidance}
+ *     approval_decided}, {@code guidance}, {@code plan_created}, {@code plan_node_started}, {@code
+ *     plan_node_ended}, {@code plan_node_skipped}, {@code plan_end}
  * @param data the step's details (see the stream's documentation in the orchestrator README)
  */
 @Document(Collections.RUN_EVENTS)
@@ -61,6 +62,20 @@ public record RunEvent(
 
   /** A person's guidance reached a sub-agent's conversation. */
   public static final String GUIDANCE = "guidance";
+  /** The orchestrator decided a plan: its nodes and their dependencies. */
+  public static final String PLAN_CREATED = "plan_created";
+
+  /** A plan's node started as a task. */
+  public static final String PLAN_NODE_STARTED = "plan_node_started";
+
+  /** A plan's node ended: succeeded, failed or was cancelled. */
+  public static final String PLAN_NODE_ENDED = "plan_node_ended";
+
+  /** A plan's node will not run: a node it depends on did not succeed. */
+  public static final String PLAN_NODE_SKIPPED = "plan_node_skipped";
+
+  /** A plan's last node ended: its status. */
+  public static final String PLAN_END = "plan_end";
 
   @PersistenceCreator
   public RunEvent {}

@@ -40,6 +40,21 @@ public class StoreIndexes implements InitializingBean {
     mongo
         .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
         .createIndex(new Index().on("subAgentId", Sort.Direction.ASC));
+    // A chat's plans; the plan a node's task belongs to; running plans nothing moved lately.
+    mongo
+        .indexOps(Collections.PLANS)
+        .createIndex(
+            new Index()
+                .on("chatId", Sort.Direction.ASC)
+                .on("createdAt", Sort.Direction.ASC)
+                .on("_id", Sort.Direction.ASC));
+    mongo
+        .indexOps(Collections.PLANS)
+        .createIndex(new Index().on("nodes.taskId", Sort.Direction.ASC));
+    mongo
+        .indexOps(Collections.PLANS)
+        .createIndex(
+            new Index().on("status", Sort.Direction.ASC).on("updatedAt", Sort.Direction.ASC));
     // The sweepers: runs past their deadline, turns and tool calls whose lease expired, tool calls
     // nobody claimed, the person's messages awaiting a decision, tasks whose event was lost. Each
     // finds the few documents in

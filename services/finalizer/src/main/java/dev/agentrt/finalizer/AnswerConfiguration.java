@@ -1,8 +1,11 @@
 package dev.agentrt.finalizer;
 
+import dev.agentrt.events.EventCodec;
 import dev.agentrt.platform.outbox.Outbox;
+import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.LeaseProperties;
+import dev.agentrt.store.Plans;
 import dev.agentrt.store.RunLedger;
 import java.util.concurrent.Executors;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -10,7 +13,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
-/** Answers are written on virtual threads, one per answer being written: thousands cost little. */
+/**
+ * Answers are written on virtual threads, one per answer being written: thousands cost little. A
+ * task's outcome goes to its caller when it is a child task, to its plan when it is a plan's node,
+ * else to the chat as an answer.
+ */
 @Configuration
 @EnableConfigurationProperties(FinalizerProperties.class)
 class AnswerConfiguration {
@@ -20,18 +27,45 @@ class AnswerConfiguration {
       MongoTemplate mongo,
       FinalAnswers answers,
       DelegationResults delegations,
+      PlanProgress plans,
       Outbox outbox,
       RunLedger ledger,
       LeaseProperties leases) {
     return new PendingAnswers(
         mongo,
         answers,
-        delegations::deliver,
-        answer -> {
-          ledger.message(answer);
-          outbox.publishOrLeaveToRelay(Collections.CHAT_MESSAGES, answer.id(), answer.outbox());
-        },
+        outcome -> delegations.deliver(outcome) || plans.advance(outcome),
+        answer -> publish(answer, outbox, ledger),
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("final-answer-", 0).factory()),
         leases);
+  }
+
+  @Bean
+  Plans plans(MongoTemplate mongo, Outbox outbox, EventCodec codec, RunLedger ledger) {
+    return new Plans(mongo, outbox, codec, ledger);
+  }
+
+  @Bean
+  PlanProgress planProgress(
+      MongoTemplate mongo,
+      Plans plans,
+      FinalAnswers answers,
+      Outbox outbox,
+      RunLedger ledger,
+      MissingAnswerProperties missing,
+      LeaseProperties leases) {
+    return new PlanProgress(
+        mongo,
+        plans,
+        answers,
+        answer -> publish(answer, outbox, ledger),
+        Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("plan-answer-", 0).factory()),
+        missing.grace(),
+        leases);
+  }
+
+  private static void publish(ChatMessage answer, Outbox outbox, RunLedger ledger) {
+    ledger.message(answer);
+    outbox.publishOrLeaveToRelay(Collections.CHAT_MESSAGES, answer.id(), answer.outbox());
   }
 }

@@ -45,9 +45,10 @@ class FinalAnswers {
 
   static final String INSTRUCTIONS =
       """
-      You write the answer a person reads in a chat when an agent has finished a task for them. \
-      You get the conversation so far, then the task: the agent, its instruction, the outcome, \
-      and its result or error. If the task succeeded, answer the person from the result: keep its \
+      You write the answer a person reads in a chat when an agent has finished a task for them, \
+      or a plan of several agents' tasks has ended. You get the conversation so far, then the \
+      task: the agent (or "plan"), its instruction, the outcome, and its result or error (for a \
+      plan, the results of its final tasks and what was not done). If the task succeeded, answer the person from the result: keep its \
       facts and its sources, and add nothing it does not say. If it failed, say plainly what \
       could not be done and why, and what the person could try next. Reply with the answer \
       only.""";
@@ -95,22 +96,62 @@ class FinalAnswers {
     if (task == null) {
       throw new IllegalStateException("task " + outcome.taskId() + " is not stored");
     }
-    Answer answer = fromModel(task, outcome);
+    return write(
+        new Brief(
+            id,
+            outcome.chatId(),
+            task.id(),
+            task.model(),
+            brief(task, outcome),
+            plainAnswer(task, outcome)));
+  }
+
+  /**
+   * What an answer is written from: a task's outcome, or a plan's ({@code PlanAnswers}).
+   *
+   * @param answerId the answer's id, derived from what it answers
+   * @param taskId the task the answer is linked to, whose usage it adds to; null for none
+   * @param model the model that writes it (null: the default)
+   * @param outcome what the model is told, in the {@code Agent / Instruction / Outcome / Result or
+   *     Error} form of {@link #brief}
+   * @param plain the answer written without the model, when it fails
+   */
+  record Brief(
+      String answerId,
+      String chatId,
+      @Nullable String taskId,
+      @Nullable String model,
+      String outcome,
+      String plain) {}
+
+  /** The answer of the brief, unless it is stored already. */
+  ChatMessage write(Brief brief) {
+    String id = brief.answerId();
+    ChatMessage written = mongo.findById(id, ChatMessage.class);
+    if (written != null) {
+      return written;
+    }
+    Answer answer = fromModel(brief);
     Instant now = clock.instant();
     ChatMessageAdded added =
         new ChatMessageAdded(
-            Ids.derived(id, "added"), now, outcome.chatId(), id, ChatMessage.ASSISTANT, task.id());
+            Ids.derived(id, "added"),
+            now,
+            brief.chatId(),
+            id,
+            ChatMessage.ASSISTANT,
+            brief.taskId());
     ChatMessage stored;
     try {
       stored =
           mongo.insert(
               new ChatMessage(
                   id,
-                  outcome.chatId(),
+                  brief.chatId(),
                   ChatMessage.ASSISTANT,
                   answer.content(),
-                  task.id(),
-                  task.model(),
+                  brief.taskId(),
+                  brief.model(),
                   answer.usage(),
                   now,
                   List.of(OutboxEntry.of(added, codec))));
@@ -118,8 +159,10 @@ class FinalAnswers {
       return mongo.findById(id, ChatMessage.class);
     }
     if (answer.usage() != null) {
-      usage.add(Chat.class, outcome.chatId(), task.model(), answer.usage(), 1);
-      usage.add(Task.class, task.id(), task.model(), answer.usage(), 1);
+      usage.add(Chat.class, brief.chatId(), brief.model(), answer.usage(), 1);
+      if (brief.taskId() != null) {
+        usage.add(Task.class, brief.taskId(), brief.model(), answer.usage(), 1);
+      }
     }
     return stored;
   }
@@ -130,17 +173,17 @@ class FinalAnswers {
    */
   private record Answer(String content, @Nullable TurnUsage usage) {}
 
-  private Answer fromModel(Task task, TaskOutcome outcome) {
+  private Answer fromModel(Brief brief) {
     TurnUsage tokens = null;
     try {
       ModelReply reply =
           model.complete(
               new ModelRequest(
                   ModelRequest.Purpose.FINAL_ANSWER,
-                  prompt(task, outcome),
+                  prompt(brief.chatId(), brief.outcome()),
                   List.of(),
                   null,
-                  task.model()),
+                  brief.model()),
               clock.instant().plus(properties.answerDeadline()));
       tokens =
           reply.usage() == null
@@ -149,23 +192,23 @@ class FinalAnswers {
       if (reply.content() != null && !reply.content().isBlank()) {
         return new Answer(reply.content().strip(), tokens);
       }
-      log.error("the model wrote an empty answer for task {}; writing it plainly", task.id());
+      log.error("the model wrote an empty answer {}; writing it plainly", brief.answerId());
     } catch (ModelException e) {
       log.error(
-          "the model could not write the answer for task {}; writing it plainly: {}",
-          task.id(),
+          "the model could not write the answer {}; writing it plainly: {}",
+          brief.answerId(),
           e.getMessage());
     }
-    return new Answer(plainAnswer(task, outcome), tokens);
+    return new Answer(brief.plain(), tokens);
   }
 
-  /** The system message, the chat's last messages, and the task's outcome. */
-  List<ModelMessage> prompt(Task task, TaskOutcome outcome) {
+  /** The system message, the chat's last messages, and the outcome. */
+  private List<ModelMessage> prompt(String chatId, String outcome) {
     List<ModelMessage> messages = new ArrayList<>();
     messages.add(ModelMessage.system(INSTRUCTIONS));
     List<ChatMessage> latest =
         mongo.find(
-            Query.query(Criteria.where("chatId").is(task.chatId()))
+            Query.query(Criteria.where("chatId").is(chatId))
                 .with(Sort.by(Sort.Direction.DESC, "createdAt", "_id"))
                 .limit(properties.historySize()),
             ChatMessage.class);
@@ -175,7 +218,7 @@ class FinalAnswers {
               ? ModelMessage.user(message.content())
               : ModelMessage.assistant(message.content(), List.of()));
     }
-    messages.add(ModelMessage.user(brief(task, outcome)));
+    messages.add(ModelMessage.user(outcome));
     return messages;
   }
 

@@ -3,6 +3,8 @@ package dev.agentrt.finalizer;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.DelegationReplies;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.Plan;
+import dev.agentrt.store.Plans;
 import dev.agentrt.store.StaleTasks;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.Task;
@@ -46,13 +48,18 @@ class MissingAnswerSweep {
 
   private final MongoTemplate mongo;
   private final PendingAnswers pending;
+  private final Plans plans;
   private final StaleTasks ended;
   private final MissingAnswerProperties properties;
   private final Clock clock = Clock.systemUTC();
 
   MissingAnswerSweep(
-      MongoTemplate mongo, PendingAnswers pending, MissingAnswerProperties properties) {
+      MongoTemplate mongo,
+      PendingAnswers pending,
+      Plans plans,
+      MissingAnswerProperties properties) {
     this.mongo = mongo;
+    this.plans = plans;
     this.pending = pending;
     this.ended =
         new StaleTasks(
@@ -78,8 +85,16 @@ class MissingAnswerSweep {
     }
   }
 
-  /** Whether the chat has the outcome's answer, or for a child task, its caller has its result. */
+  /**
+   * Whether the chat has the outcome's answer; for a child task, whether its caller has its result;
+   * for a plan's node, whether its plan recorded its end.
+   */
   private boolean answered(Task task, TaskOutcome outcome) {
+    Optional<Plan> plan = plans.ofTask(task.id());
+    if (plan.isPresent()) {
+      return plan.get().nodes().stream()
+          .anyMatch(n -> n.taskId().equals(task.id()) && n.status().ended());
+    }
     if (task.delegation() != null) {
       return mongo.exists(
           Query.query(

@@ -11,6 +11,8 @@ import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.LeaseProperties;
+import dev.agentrt.store.Plans;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
@@ -18,6 +20,7 @@ import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.CountingThreads;
 import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.ScriptedModel;
+import dev.agentrt.testing.UnreachableBroker;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -84,6 +87,8 @@ class MissingAnswerSweepTest {
         new MissingAnswerSweep(
             mongo,
             pending,
+            new Plans(
+                mongo, UnreachableBroker.outbox(mongo), new EventCodec(), new RunLedger(mongo)),
             new MissingAnswerProperties(
                 Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofHours(1)));
   }

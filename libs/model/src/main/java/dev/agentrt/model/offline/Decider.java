@@ -1,10 +1,14 @@
 package dev.agentrt.model.offline;
 
 import dev.agentrt.model.ModelMessage;
+import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.MissingNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The orchestrator's decision about the person's latest message, as the JSON text the decision
@@ -17,6 +21,7 @@ final class Decider {
   private static final String RESEARCHER = "researcher";
   private static final String ANALYST = "analyst";
   private static final String SCRIBE = "scribe";
+  private static final String WRITER = "writer";
 
   private static final String HELP =
       "Hello! I can research subjects in the project's documents for you: try \"Research Kafka\""
@@ -42,6 +47,12 @@ final class Decider {
       String subAgentId = lastStartedSubAgent(context);
       if (subAgentId != null) {
         return Json.object("action", "reactivate", "subAgentId", subAgentId, "message", message);
+      }
+    }
+    if (Phrases.isReportRequest(message) && lists(context, WRITER) && lists(context, RESEARCHER)) {
+      List<String> subjects = Phrases.reportSubjects(message);
+      if (!subjects.isEmpty()) {
+        return plan(subjects, message);
       }
     }
     if ((Phrases.isComparison(message) || Phrases.discussion(message).isPresent())
@@ -113,6 +124,31 @@ final class Decider {
       }
     }
     return first;
+  }
+
+  /**
+   * A researcher node per subject ({@code research-1}, {@code research-2}, …), no dependencies, and
+   * a {@code write} node for the writer that depends on all of them, with the message as written.
+   */
+  private static String plan(List<String> subjects, String message) {
+    ArrayNode nodes = JsonNodeFactory.instance.arrayNode();
+    List<String> researchers = new ArrayList<>();
+    for (int i = 0; i < subjects.size(); i++) {
+      String id = "research-" + (i + 1);
+      researchers.add(id);
+      nodes
+          .addObject()
+          .put("id", id)
+          .put("agent", RESEARCHER)
+          .put("instruction", "Research " + subjects.get(i))
+          .putArray("dependsOn");
+    }
+    ObjectNode writer =
+        nodes.addObject().put("id", "write").put("agent", WRITER).put("instruction", message);
+    researchers.forEach(writer.putArray("dependsOn")::add);
+    ObjectNode plan = JsonNodeFactory.instance.objectNode().put("action", "plan");
+    plan.set("nodes", nodes);
+    return plan.toString();
   }
 
   private static String answer(String text) {

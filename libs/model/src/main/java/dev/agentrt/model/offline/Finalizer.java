@@ -20,7 +20,7 @@ final class Finalizer {
             .map(ModelMessage::content)
             .findFirst()
             .orElse("");
-    if (field(brief, "Outcome").equals("success")) {
+    if (field(brief, "Outcome").equals("success") || hasLine(brief, "Result")) {
       return rest(brief, "Result");
     }
     String agent = field(brief, "Agent");
@@ -30,6 +30,11 @@ final class Finalizer {
         + field(brief, "Instruction")
         + "\": "
         + rest(brief, "Error");
+  }
+
+  /** Whether a line starts with {@code name: } (a plan that ended {@code partial} has a result). */
+  private static boolean hasLine(String brief, String name) {
+    return brief.lines().anyMatch(line -> line.startsWith(name + ": "));
   }
 
   /** The rest of the first line that starts with {@code name: }. */

@@ -33,6 +33,9 @@ import java.util.List;
  *       context has a {@code subAgentId}: {@code
  *       {"action":"reactivate","subAgentId":…,"message":…}} for the last such task, with the
  *       message as written;
+ *   <li>"Write a report on X, Y and Z" when {@code researcher} and {@code writer} are listed:
+ *       {@code {"action":"plan","nodes":…}}, a {@code researcher} node per subject ({@code
+ *       research-1}, …) and a {@code write} node for the writer that depends on all of them;
  *   <li>"compare …" or "Discuss X with the …" when {@code analyst} is listed: {@code
  *       {"action":"new_task","agent":"analyst","instruction":…}};
  *   <li>research verb (research, find out, find, look into, look up, lookup, compare, analyze,
@@ -44,15 +47,17 @@ import java.util.List;
  *
  * <h2>AGENT_TURN</h2>
  *
- * With {@code message_agent} offered, the turn is the analyst's ({@link Analyst}): one {@code
- * message_agent} per subject in one turn, then one answer with a section per subject and every
- * source; "Discuss X with the …" sends a second message by the first reply's {@code
- * conversation_id}. With {@code write_note} offered, the turn is the scribe's ({@link Scribe}): no
- * {@code write_note} call since the latest {@code user} message → call it with {@code {title,
- * content}}, the content the text after "Save a note:" (else the whole message), the title its
- * first six words; after it, its result decides the answer: "Saved the note &lt;path&gt;.", "I did
- * not save the note: &lt;reason&gt;." for a rejection, "I could not save the note:
- * &lt;message&gt;." for another error. Otherwise the researcher's:
+ * A task whose instruction starts with "write a report" is the writer's ({@link Writer}): one
+ * answer, no tool, a section per subject from the material its plan node's instruction carries,
+ * each with the sources its material named. With {@code message_agent} offered, the turn is the
+ * analyst's ({@link Analyst}): one {@code message_agent} per subject in one turn, then one answer
+ * with a section per subject and every source; "Discuss X with the …" sends a second message by the
+ * first reply's {@code conversation_id}. With {@code write_note} offered, the turn is the scribe's
+ * ({@link Scribe}): no {@code write_note} call since the latest {@code user} message → call it with
+ * {@code {title, content}}, the content the text after "Save a note:" (else the whole message), the
+ * title its first six words; after it, its result decides the answer: "Saved the note
+ * &lt;path&gt;.", "I did not save the note: &lt;reason&gt;." for a rejection, "I could not save the
+ * note: &lt;message&gt;." for another error. Otherwise the researcher's:
  *
  * <p>The current request is the latest {@code user} message or {@code ask_user} result after the
  * last final answer (an assistant message without tool calls). Since then:
@@ -80,8 +85,8 @@ import java.util.List;
  *
  * Reads the last {@code user} message ({@code Agent: }, {@code Instruction: }, {@code Outcome: }
  * lines, then {@code Result: } or {@code Error: } and everything after it). {@code Outcome:
- * success}: the result, trimmed. Otherwise: {@code Sorry, the <agent> could not finish
- * "<instruction>": <error>}.
+ * success}, or any brief with a {@code Result: } line (a partial plan): the result, trimmed.
+ * Otherwise: {@code Sorry, the <agent> could not finish "<instruction>": <error>}.
  *
  * <h2>Every reply</h2>
  *
@@ -140,6 +145,9 @@ public final class OfflineModel implements ModelPort {
     }
     if (offers(request, Scribe.WRITE_NOTE)) {
       return new Scribe(request.messages()).turn();
+    }
+    if (Writer.writes(request.messages())) {
+      return Writer.turn(request.messages());
     }
     return new Researcher(request.messages(), request.tools()).turn();
   }

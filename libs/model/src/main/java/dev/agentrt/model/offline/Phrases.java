@@ -60,6 +60,8 @@ final class Phrases {
           "study",
           "tell me about");
 
+  private static final List<String> REPORT = List.of("write a report");
+
   /** Words that may surround a subject without being part of it. */
   private static final List<String> FILLERS =
       List.of("about", "on", "for me", "for", "the", "a", "an", "please", "me");
@@ -104,6 +106,16 @@ final class Phrases {
     return matcher.matches()
         ? Optional.of(trimEdges(matcher.group(1))).filter(subject -> !subject.isEmpty())
         : Optional.empty();
+  }
+
+  /** "Write a report on X, Y and Z": a plan, a researcher per subject, then the writer. */
+  static boolean isReportRequest(String text) {
+    return leading(text.strip(), REPORT).isPresent();
+  }
+
+  /** The subjects of a report request: "Write a report on Kafka and Redis" → [Kafka, Redis]. */
+  static List<String> reportSubjects(String request) {
+    return subjects(withoutLeading(request.strip(), REPORT));
   }
 
   static boolean isResearchRequest(String text) {

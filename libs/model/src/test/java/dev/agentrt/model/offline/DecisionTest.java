@@ -62,6 +62,29 @@ class DecisionTest {
   }
 
   @Test
+  void aReportOnSeveralSubjectsIsAPlanWithAResearcherPerSubjectAndTheWriterAfterAll() {
+    String withWriter =
+        "{\"agents\":[{\"name\":\"researcher\",\"description\":\"x\"},"
+            + "{\"name\":\"writer\",\"description\":\"y\"}],\"tasks\":[]}";
+
+    assertThat(decide(withWriter, "Write a report on Kafka, MongoDB and Redis"))
+        .isEqualTo(
+            "{\"action\":\"plan\",\"nodes\":["
+                + "{\"id\":\"research-1\",\"agent\":\"researcher\","
+                + "\"instruction\":\"Research Kafka\",\"dependsOn\":[]},"
+                + "{\"id\":\"research-2\",\"agent\":\"researcher\","
+                + "\"instruction\":\"Research MongoDB\",\"dependsOn\":[]},"
+                + "{\"id\":\"research-3\",\"agent\":\"researcher\","
+                + "\"instruction\":\"Research Redis\",\"dependsOn\":[]},"
+                + "{\"id\":\"write\",\"agent\":\"writer\","
+                + "\"instruction\":\"Write a report on Kafka, MongoDB and Redis\","
+                + "\"dependsOn\":[\"research-1\",\"research-2\",\"research-3\"]}]}");
+    assertThat(decide(NO_TASKS, "Write a report on Kafka and Redis"))
+        .as("no writer: no plan")
+        .contains("\"action\":\"answer\"");
+  }
+
+  @Test
   void aComparisonOrADiscussionGoesToTheAnalystWhenThereIsOne() {
     String withAnalyst =
         "{\"agents\":[{\"name\":\"analyst\",\"description\":\"x\"},"

@@ -51,6 +51,18 @@ class FinalAnswerTest {
                 + " reached");
   }
 
+  @Test
+  void aPlanThatEndedPartialIsAnsweredWithWhatWasDoneAndWhatWasNot() {
+    String result =
+        "## d (researcher)\n\nRedis is a cache.\n\nNot done:\n- a (researcher): failed: x";
+
+    ModelReply reply =
+        finalAnswer(
+            user("Agent: plan\nInstruction: Write a report\nOutcome: partial\nResult: " + result));
+
+    assertThat(reply.content()).isEqualTo(result);
+  }
+
   private ModelReply finalAnswer(ModelMessage... history) {
     List<ModelMessage> messages = new ArrayList<>();
     messages.add(system("Write the chat's answer."));

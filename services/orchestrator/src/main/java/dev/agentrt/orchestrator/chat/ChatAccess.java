@@ -3,6 +3,7 @@ package dev.agentrt.orchestrator.chat;
 import dev.agentrt.orchestrator.security.CurrentUser;
 import dev.agentrt.orchestrator.security.Users;
 import dev.agentrt.store.Chat;
+import dev.agentrt.store.Plan;
 import dev.agentrt.store.Task;
 import java.util.List;
 import java.util.Optional;
@@ -14,10 +15,10 @@ import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.stereotype.Component;
 
 /**
- * Which chats, and so which tasks and events, the request's user may see and act on: every check of
- * ownership is here. A chat belongs to the user who created it; a chat stored before there were
- * users (no owner) belongs to {@link Users#LOCAL}. An admin may read every chat but acts only on
- * their own. What a user may not see does not exist for them: callers answer {@code 404}, never
+ * Which chats, and so which tasks, plans and events, the request's user may see and act on: every
+ * check of ownership is here. A chat belongs to the user who created it; a chat stored before there
+ * were users (no owner) belongs to {@link Users#LOCAL}. An admin may read every chat but acts only
+ * on their own. What a user may not see does not exist for them: callers answer {@code 404}, never
  * {@code 403}, so no one learns that someone else's chat is there.
  */
 @Component
@@ -58,6 +59,16 @@ public class ChatAccess {
     return task(taskId).filter(task -> writable(task.chatId()).isPresent());
   }
 
+  /** The plan, if the user may read its chat. */
+  Optional<Plan> readablePlan(String planId) {
+    return plan(planId).filter(plan -> readable(plan.chatId()).isPresent());
+  }
+
+  /** The plan, if the user owns its chat. */
+  Optional<Plan> writablePlan(String planId) {
+    return plan(planId).filter(plan -> writable(plan.chatId()).isPresent());
+  }
+
   /** One page of the chats the user may read, newest first: their own; an admin's, all. */
   List<Chat> list(int page, int size) {
     CurrentUser user = CurrentUser.get();
@@ -84,6 +95,10 @@ public class ChatAccess {
 
   private Optional<Chat> find(String chatId) {
     return Optional.ofNullable(mongo.findById(chatId, Chat.class));
+  }
+
+  private Optional<Plan> plan(String planId) {
+    return Optional.ofNullable(mongo.findById(planId, Plan.class));
   }
 
   private Optional<Task> task(String taskId) {

@@ -17,16 +17,22 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * Asks the model what to do with a person's message. An invalid decision is repaired once: the
- * model sees its own reply and why it was refused. A second invalid decision, or a model that keeps
- * failing, ends in an apology to the person: a message is never dropped.
+ * Asks the model what to do with a person's message. An invalid decision is repaired at most twice
+ * ({@link #MAX_REPAIRS}): the model sees its own reply and why it was refused. A decision still
+ * invalid after that, or a model that keeps failing, ends in an apology to the person (for a plan,
+ * saying why it could not be made): a message is never dropped.
  */
 @Component
 class Decider {
 
   static final String REPAIR_PREFIX = "Your previous decision was invalid";
+
+  /** Repair turns after an invalid decision, as for other structured outputs. */
+  static final int MAX_REPAIRS = 2;
+
   static final String APOLOGY = "Sorry, I could not work out what to do with that.";
   static final String APOLOGY_INVALID = APOLOGY + " Could you say it another way?";
+  static final String APOLOGY_NO_PLAN = "Sorry, I could not make a plan for that: ";
   static final String APOLOGY_MODEL_FAILED =
       APOLOGY + " The model is not answering right now; please try again in a moment.";
 
@@ -89,44 +95,48 @@ class Decider {
   Decided decide(List<ModelMessage> prompt, @Nullable String modelName, Check check) {
     Instant deadline = clock.instant().plus(properties.decisionDeadline());
     Decided spent = new Decided(new Decision.Answer(APOLOGY_MODEL_FAILED), TurnUsage.NONE, 0);
-    ModelReply first;
-    try {
-      first = model.complete(request(prompt, modelName), deadline);
-    } catch (ModelException e) {
-      log.error("the model failed to decide, answering with an apology: {}", e.getMessage());
-      return spent;
-    }
-    spent = spent.plus(first);
-    try {
-      return spent.with(valid(first, check));
-    } catch (InvalidDecisionException invalid) {
-      log.warn("invalid decision, asking the model to repair it: {}", invalid.getMessage());
-      List<ModelMessage> repair = new ArrayList<>(prompt);
-      repair.add(ModelMessage.assistant(first.content() == null ? "" : first.content(), List.of()));
-      repair.add(
-          ModelMessage.user(
-              REPAIR_PREFIX
-                  + ": "
-                  + invalid.getMessage()
-                  + ".\nReply with only one JSON object that satisfies this JSON Schema:\n"
-                  + reader.schema()));
-      ModelReply second;
+    List<ModelMessage> messages = new ArrayList<>(prompt);
+    for (int repairs = 0; ; repairs++) {
+      ModelReply reply;
       try {
-        second = model.complete(request(repair, modelName), deadline);
+        reply = model.complete(request(messages, modelName), deadline);
       } catch (ModelException e) {
-        log.error("the model failed to repair its decision: {}", e.getMessage());
+        log.error("the model failed to decide, answering with an apology: {}", e.getMessage());
         return spent.with(new Decision.Answer(APOLOGY_MODEL_FAILED));
       }
-      spent = spent.plus(second);
+      spent = spent.plus(reply);
       try {
-        return spent.with(valid(second, check));
-      } catch (InvalidDecisionException stillInvalid) {
-        log.error(
-            "the repaired decision is still invalid, answering with an apology: {}",
-            stillInvalid.getMessage());
-        return spent.with(new Decision.Answer(APOLOGY_INVALID));
+        return spent.with(valid(reply, check));
+      } catch (InvalidDecisionException invalid) {
+        if (repairs == MAX_REPAIRS) {
+          log.error(
+              "the decision is still invalid after {} repairs, answering with an apology: {}",
+              MAX_REPAIRS,
+              invalid.getMessage());
+          return spent.with(new Decision.Answer(apology(reply, invalid)));
+        }
+        log.warn("invalid decision, asking the model to repair it: {}", invalid.getMessage());
+        messages.add(
+            ModelMessage.assistant(reply.content() == null ? "" : reply.content(), List.of()));
+        messages.add(
+            ModelMessage.user(
+                REPAIR_PREFIX
+                    + ": "
+                    + invalid.getMessage()
+                    + ".\nReply with only one JSON object that satisfies this JSON Schema:\n"
+                    + reader.schema()));
       }
     }
+  }
+
+  /**
+   * What the person reads when no valid decision came: a plan that could not be made says why, as
+   * the person may split the request themselves; anything else asks them to say it another way.
+   */
+  private String apology(ModelReply reply, InvalidDecisionException invalid) {
+    return reader.isPlan(reply.content())
+        ? APOLOGY_NO_PLAN + invalid.getMessage() + "."
+        : APOLOGY_INVALID;
   }
 
   private Decision valid(ModelReply reply, Check check) throws InvalidDecisionException {

@@ -1,8 +1,11 @@
 package dev.agentrt.orchestrator.decision;
 
+import java.util.List;
+
 /**
- * What the orchestrator does with a person's message: the three actions of the decision schema
- * ({@code decision-schema.json}). A closed type, so every handler covers all three.
+ * What the orchestrator does with a person's message: the four actions of the decision schema
+ * ({@code decision-schema.json}, with the plan's branch from the schemas module's {@code
+ * schemas/decisions/plan.json}). A closed type, so every handler covers all four.
  */
 sealed interface Decision {
 
@@ -14,4 +17,11 @@ sealed interface Decision {
 
   /** Send a follow-up to the sub-agent of an earlier task of the chat. */
   record Reactivate(String subAgentId, String message) implements Decision {}
+
+  /** Run a graph of agent tasks: each node starts once the nodes it depends on have succeeded. */
+  record Plan(List<Node> nodes) implements Decision {
+
+    /** One agent's task in the plan. */
+    record Node(String id, String agent, String instruction, List<String> dependsOn) {}
+  }
 }

@@ -1,7 +1,10 @@
 package dev.agentrt.orchestrator.decision;
 
+import dev.agentrt.events.EventCodec;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.LeaseProperties;
+import dev.agentrt.store.Plans;
+import dev.agentrt.store.RunLedger;
 import java.util.concurrent.Executors;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -10,8 +13,13 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 
 /** Decisions run on virtual threads, one per chat being decided: thousands cost little. */
 @Configuration
-@EnableConfigurationProperties(OrchestratorProperties.class)
+@EnableConfigurationProperties({OrchestratorProperties.class, PlanProperties.class})
 class DecisionConfiguration {
+
+  @Bean
+  Plans plans(MongoTemplate mongo, Outbox outbox, EventCodec codec, RunLedger ledger) {
+    return new Plans(mongo, outbox, codec, ledger);
+  }
 
   @Bean
   ChatDecisions chatDecisions(

@@ -11,7 +11,7 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * What the model sees when it decides: a system message (its job, the three actions, and one {@code
+ * What the model sees when it decides: a system message (its job, the four actions, and one {@code
  * Context:} line of JSON with the agents and the chat's tasks), then the chat's last messages.
  * Never a sub-agent's own conversation: the orchestrator knows tasks by their outcome.
  */
@@ -23,7 +23,7 @@ final class DecisionPrompt {
       """
       You are the orchestrator of a team of agents. You talk with a person in a chat and decide \
       what to do with each of their messages. Reply with exactly one JSON object and nothing \
-      else, in one of three forms:
+      else, in one of four forms:
       {"action":"answer","answer":"..."} answers the person yourself, when no agent is needed: \
       greetings, questions about you or about what this chat already says.
       {"action":"new_task","agent":"<name>","instruction":"..."} puts one of the agents below on \
@@ -32,6 +32,11 @@ final class DecisionPrompt {
       {"action":"reactivate","subAgentId":"...","message":"..."} sends a follow-up to the \
       sub-agent of an earlier task of this chat (a subAgentId from the tasks below), when the \
       person's message continues that task; the sub-agent remembers its work.
+      {"action":"plan","nodes":[{"id":"...","agent":"<name>","instruction":"...","dependsOn":[]}]} \
+      runs several agent tasks, when the request has parts that can be done separately: each node \
+      is one agent's task; nodes that depend on nothing run at the same time, a node runs once the \
+      nodes it depends on have succeeded and gets their results. Ids are unique, dependencies \
+      name nodes of the plan, and there is no cycle.
       The agents you can use, and the tasks of this chat oldest first (result is the first line \
       of a task's result):""";
 

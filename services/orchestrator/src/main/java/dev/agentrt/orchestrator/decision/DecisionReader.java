@@ -7,6 +7,7 @@ import com.networknt.schema.SpecificationVersion;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,8 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Reads the model's reply as a {@link Decision}: JSON, checked against the decision schema. When it
@@ -23,6 +26,10 @@ import tools.jackson.databind.json.JsonMapper;
 final class DecisionReader {
 
   private static final String RESOURCE = "decision-schema.json";
+
+  /** The plan's branch, kept with the other contracts in the schemas module. */
+  private static final String PLAN_RESOURCE = "/schemas/decisions/plan.json";
+
   private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
   private final JsonNode schemaJson;
@@ -30,20 +37,27 @@ final class DecisionReader {
   private final Map<String, Schema> schemaOfAction = new HashMap<>();
 
   DecisionReader() {
-    try (InputStream in = DecisionReader.class.getResourceAsStream(RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException("missing " + RESOURCE);
-      }
-      schemaJson = MAPPER.readTree(in);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    schemaJson = load(RESOURCE);
+    ObjectNode plan = (ObjectNode) load(PLAN_RESOURCE);
+    plan.remove(List.of("$schema", "$id"));
+    ((ArrayNode) schemaJson.required("oneOf")).add(plan);
     SchemaRegistry registry = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7);
     schema = registry.getSchema(schemaJson);
     for (JsonNode branch : schemaJson.required("oneOf")) {
       schemaOfAction.put(
           branch.path("properties").path("action").path("const").asString(),
           registry.getSchema(branch));
+    }
+  }
+
+  private static JsonNode load(String resource) {
+    try (InputStream in = DecisionReader.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("missing " + resource);
+      }
+      return MAPPER.readTree(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
@@ -80,8 +94,40 @@ final class DecisionReader {
       case "reactivate" ->
           new Decision.Reactivate(
               json.required("subAgentId").asString(), json.required("message").asString());
+      case "plan" -> plan(json.required("nodes"));
       default -> throw new IllegalStateException("the schema lets through " + json);
     };
+  }
+
+  private static Decision.Plan plan(JsonNode nodes) {
+    List<Decision.Plan.Node> read = new ArrayList<>();
+    for (JsonNode node : nodes) {
+      List<String> dependsOn = new ArrayList<>();
+      node.path("dependsOn").forEach(id -> dependsOn.add(id.asString()));
+      read.add(
+          new Decision.Plan.Node(
+              node.required("id").asString(),
+              node.required("agent").asString(),
+              node.required("instruction").asString(),
+              List.copyOf(dependsOn)));
+    }
+    return new Decision.Plan(List.copyOf(read));
+  }
+
+  /** Whether the reply, valid or not, chose the plan action. */
+  boolean isPlan(@Nullable String content) {
+    if (content == null) {
+      return false;
+    }
+    try {
+      return MAPPER
+          .readTree(withoutCodeFence(content.strip()))
+          .path("action")
+          .asString("")
+          .equals("plan");
+    } catch (JacksonException notJson) {
+      return false;
+    }
   }
 
   /** The errors against the branch the reply chose, which say more than "matches no branch". */

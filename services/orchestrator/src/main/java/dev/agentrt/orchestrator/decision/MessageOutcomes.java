@@ -2,6 +2,7 @@ package dev.agentrt.orchestrator.decision;
 
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.Plan;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.Task;
@@ -14,8 +15,8 @@ import org.springframework.data.mongodb.core.query.Query;
 
 /**
  * What a person's message led to, found by the ids its decision derives from the message's id: the
- * orchestrator's direct answer (or apology), or the task it started or woke. Nothing is found while
- * the message awaits its decision.
+ * orchestrator's direct answer (or apology), the task it started or woke, or the plan it started.
+ * Nothing is found while the message awaits its decision.
  */
 public final class MessageOutcomes {
 
@@ -24,6 +25,7 @@ public final class MessageOutcomes {
 
   static final String TASK = "task";
   static final String FOLLOW_UP = "follow-up";
+  static final String PLAN = "plan";
 
   private final MongoTemplate mongo;
 
@@ -34,6 +36,14 @@ public final class MessageOutcomes {
   /** The orchestrator's own answer to the message, if it answered it directly. */
   public Optional<ChatMessage> directAnswer(String messageId) {
     return Optional.ofNullable(mongo.findById(Ids.derived(messageId, ANSWER), ChatMessage.class));
+  }
+
+  /** The answer of the plan the message started, once its last node ended and it was written. */
+  public Optional<ChatMessage> planAnswer(String messageId) {
+    Plan plan = mongo.findById(Ids.derived(messageId, PLAN), Plan.class);
+    return plan == null || plan.answerId() == null
+        ? Optional.empty()
+        : Optional.ofNullable(mongo.findById(plan.answerId(), ChatMessage.class));
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.agentrt.orchestrator.decision;
 
 import static dev.agentrt.orchestrator.decision.MessageOutcomes.ANSWER;
 import static dev.agentrt.orchestrator.decision.MessageOutcomes.FOLLOW_UP;
+import static dev.agentrt.orchestrator.decision.MessageOutcomes.PLAN;
 import static dev.agentrt.orchestrator.decision.MessageOutcomes.TASK;
 
 import dev.agentrt.agents.AgentCatalog;
@@ -43,6 +44,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.domain.Sort;
@@ -89,6 +91,8 @@ class Orchestrator {
   private final RunLedger ledger;
   private final WaitingQuestions questions;
   private final ToolCallApprovals approvals;
+  private final ChatPlans plans;
+  private final DecisionChecks checks;
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
   Orchestrator(
@@ -101,7 +105,8 @@ class Orchestrator {
       UsageCounter usage,
       RunLedger ledger,
       WaitingQuestions questions,
-      ToolCallApprovals approvals) {
+      ToolCallApprovals approvals,
+      ChatPlans plans) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.agents = agents;
@@ -112,6 +117,8 @@ class Orchestrator {
     this.ledger = ledger;
     this.questions = questions;
     this.approvals = approvals;
+    this.plans = plans;
+    this.checks = new DecisionChecks(mongo, agents, plans);
   }
 
   Publication handle(ChatMessage message) {
@@ -160,6 +167,10 @@ class Orchestrator {
     Task task = mongo.findById(Ids.derived(message.id(), TASK), Task.class);
     if (task != null) {
       return Optional.of(new Publication(Collections.TASKS, task.id(), task.outbox()));
+    }
+    Optional<Publication> plan = plans.started(message);
+    if (plan.isPresent()) {
+      return plan;
     }
     for (String purpose : List.of(ANSWER, FOLLOW_UP)) {
       SubAgentMessage sent =
@@ -241,15 +252,24 @@ class Orchestrator {
   // --- 3. the model's decision -------------------------------------------------------------
 
   private Decided decide(ChatMessage message, @Nullable String model) {
-    // The tasks the orchestrator started: a child task belongs to the agent that started it.
+    // The tasks the orchestrator started: a child task belongs to the agent that started it, a
+    // plan's node to its plan (its outcome is the plan's, not the chat's).
+    List<String> planNodes = plans.nodeTaskIds(message.chatId());
     List<Task> tasks =
         mongo.find(
-            Query.query(Criteria.where("chatId").is(message.chatId()).and("delegation").is(null))
+            Query.query(
+                    Criteria.where("chatId")
+                        .is(message.chatId())
+                        .and("delegation")
+                        .is(null)
+                        .and("_id")
+                        .nin(planNodes))
                 .with(Sort.by("createdAt", "_id")),
             Task.class);
     List<AgentDefinition> available = agents.all();
     List<ModelMessage> prompt = DecisionPrompt.messages(available, tasks, history(message));
-    return decider.decide(prompt, model, decision -> check(decision, message.chatId(), tasks));
+    return decider.decide(
+        prompt, model, decision -> checks.check(decision, message.chatId(), tasks));
   }
 
   /**
@@ -276,58 +296,6 @@ class Orchestrator {
     return history;
   }
 
-  /** Refuses what cannot be carried out in this chat, saying why so that the model can repair. */
-  private void check(Decision decision, String chatId, List<Task> tasks)
-      throws InvalidDecisionException {
-    switch (decision) {
-      case Decision.Answer answer -> notBlank("answer", answer.answer());
-      case Decision.NewTask newTask -> {
-        notBlank("instruction", newTask.instruction());
-        if (agents.find(newTask.agent()).isEmpty()) {
-          throw new InvalidDecisionException(
-              "there is no agent '"
-                  + newTask.agent()
-                  + "'; the agents are: "
-                  + agents.all().stream()
-                      .map(AgentDefinition::name)
-                      .collect(Collectors.joining(", ")));
-        }
-      }
-      case Decision.Reactivate reactivate -> {
-        notBlank("message", reactivate.message());
-        Map<String, Task> bySubAgent =
-            tasks.stream()
-                .filter(t -> t.subAgentId() != null)
-                .collect(Collectors.toMap(Task::subAgentId, Function.identity(), (a, b) -> b));
-        Task task = bySubAgent.get(reactivate.subAgentId());
-        SubAgent subAgent =
-            task == null ? null : mongo.findById(reactivate.subAgentId(), SubAgent.class);
-        if (subAgent == null || !chatId.equals(subAgent.chatId())) {
-          throw new InvalidDecisionException(
-              "there is no sub-agent '"
-                  + reactivate.subAgentId()
-                  + "' in this chat; use a subAgentId of the context's tasks");
-        }
-        if (subAgent.status() == SubAgentStatus.failed
-            || task.status() == TaskStatus.failed
-            || task.status() == TaskStatus.cancelled) {
-          throw new InvalidDecisionException(
-              "the sub-agent '"
-                  + reactivate.subAgentId()
-                  + "' has ended ("
-                  + task.status()
-                  + ") and cannot be reactivated; start a new task instead");
-        }
-      }
-    }
-  }
-
-  private static void notBlank(String field, String value) throws InvalidDecisionException {
-    if (value.isBlank()) {
-      throw new InvalidDecisionException("field '" + field + "' is blank");
-    }
-  }
-
   /**
    * Writes the decision's outcome. The write that inserts it adds the decision's tokens to the
    * chat's sums; finding the outcome written meanwhile (a concurrent copy) counts nothing.
@@ -338,6 +306,10 @@ class Orchestrator {
           case Decision.Answer answer -> answer(message, model, decided, answer.answer());
           case Decision.NewTask newTask -> startTask(message, model, newTask);
           case Decision.Reactivate reactivate -> followUp(message, reactivate);
+          case Decision.Plan plan ->
+              new Written(
+                  ChatPlans.publication(Ids.derived(message.id(), PLAN)),
+                  plans.start(message, model, plan));
         };
     if (written.inserted()) {
       usage.add(Chat.class, message.chatId(), model, decided.usage(), decided.turns());

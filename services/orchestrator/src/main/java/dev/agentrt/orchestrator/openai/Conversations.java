@@ -92,7 +92,8 @@ class Conversations {
     String taskId = null;
     while (true) {
       whileWaiting.tick();
-      Optional<ChatMessage> direct = outcomes.directAnswer(question.id());
+      Optional<ChatMessage> direct =
+          outcomes.directAnswer(question.id()).or(() -> outcomes.planAnswer(question.id()));
       if (direct.isPresent()) {
         remember(direct.get());
         return direct;

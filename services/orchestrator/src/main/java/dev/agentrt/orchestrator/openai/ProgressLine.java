@@ -51,9 +51,18 @@ final class ProgressLine {
               "The " + who + " asks the " + d.get("agent") + ": " + d.get("message");
           case RunEvent.DELEGATION_END ->
               "The " + d.get("agent") + " answered (" + d.get("status") + ").";
+          case RunEvent.PLAN_CREATED -> "A plan of " + size(d.get("nodes")) + " tasks.";
+          case RunEvent.PLAN_NODE_STARTED -> "Task " + d.get("node") + " starts: the " + who + ".";
+          case RunEvent.PLAN_NODE_ENDED -> "Task " + d.get("node") + " " + d.get("status") + ".";
+          case RunEvent.PLAN_NODE_SKIPPED -> "Task " + d.get("node") + " " + d.get("reason") + ".";
+          case RunEvent.PLAN_END -> "The plan ended: " + d.get("status") + ".";
           default -> null;
         };
     return Optional.ofNullable(line).map(l -> l + "\n");
+  }
+
+  private static int size(Object list) {
+    return list instanceof List<?> items ? items.size() : 0;
   }
 
   private static String stepEnd(String who, Map<String, Object> d) {

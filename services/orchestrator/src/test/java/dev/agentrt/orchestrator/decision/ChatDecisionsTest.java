@@ -231,7 +231,11 @@ class ChatDecisionsTest {
                 new UsageCounter(mongo),
                 new RunLedger(mongo),
                 new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
-                Approvals.withoutBroker(mongo)) {
+                Approvals.withoutBroker(mongo),
+                new ChatPlans(
+                    Stored.plans(mongo),
+                    AgentCatalog.fromClasspath("agents.yml"),
+                    new PlanProperties(12))) {
               @Override
               Publication handle(ChatMessage message) {
                 if (message.id().equals(broken.id())) {
@@ -274,7 +278,11 @@ class ChatDecisionsTest {
             new UsageCounter(mongo),
             new RunLedger(mongo),
             new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
-            Approvals.withoutBroker(mongo)));
+            Approvals.withoutBroker(mongo),
+            new ChatPlans(
+                Stored.plans(mongo),
+                AgentCatalog.fromClasspath("agents.yml"),
+                new PlanProperties(12))));
   }
 
   private ChatDecisions decisions(Orchestrator orchestrator) {

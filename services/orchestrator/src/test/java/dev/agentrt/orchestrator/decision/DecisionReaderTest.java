@@ -3,6 +3,7 @@ package dev.agentrt.orchestrator.decision;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The model's reply read as a decision, or refused with a reason the model can act on. */
@@ -22,6 +23,32 @@ class DecisionReaderTest {
     assertThat(
             reader.read("{\"action\":\"reactivate\",\"subAgentId\":\"s-1\",\"message\":\"More\"}"))
         .isEqualTo(new Decision.Reactivate("s-1", "More"));
+  }
+
+  @Test
+  void readsAPlanWithItsNodesInOrder() throws InvalidDecisionException {
+    assertThat(
+            reader.read(
+                """
+                {"action":"plan","nodes":[
+                  {"id":"r1","agent":"researcher","instruction":"Research Kafka"},
+                  {"id":"w","agent":"writer","instruction":"Write","dependsOn":["r1"]}]}"""))
+        .isEqualTo(
+            new Decision.Plan(
+                List.of(
+                    new Decision.Plan.Node("r1", "researcher", "Research Kafka", List.of()),
+                    new Decision.Plan.Node("w", "writer", "Write", List.of("r1")))));
+  }
+
+  @Test
+  void refusesAPlanNodeIdThatCouldNotNameANode() {
+    assertThatThrownBy(
+            () ->
+                reader.read(
+                    "{\"action\":\"plan\",\"nodes\":[{\"id\":\"a.b\",\"agent\":\"researcher\","
+                        + "\"instruction\":\"x\"}]}"))
+        .isInstanceOf(InvalidDecisionException.class)
+        .hasMessageContaining("field 'nodes.0.id'");
   }
 
   @Test
@@ -49,7 +76,7 @@ class DecisionReaderTest {
   void refusesAnUnknownAction() {
     assertThatThrownBy(() -> reader.read("{\"action\":\"sing\"}"))
         .isInstanceOf(InvalidDecisionException.class)
-        .hasMessage("field 'action' must be one of answer, new_task, reactivate");
+        .hasMessage("field 'action' must be one of answer, new_task, plan, reactivate");
   }
 
   @Test

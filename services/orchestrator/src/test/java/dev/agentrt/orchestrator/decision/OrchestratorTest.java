@@ -2,6 +2,7 @@ package dev.agentrt.orchestrator.decision;
 
 import static dev.agentrt.orchestrator.testing.Stored.CHAT;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.ChatMessageAdded;
@@ -19,6 +20,11 @@ import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.Plan;
+import dev.agentrt.store.PlanNode;
+import dev.agentrt.store.PlanNodeStatus;
+import dev.agentrt.store.PlanStatus;
+import dev.agentrt.store.Plans;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
@@ -90,7 +96,11 @@ class OrchestratorTest {
             new UsageCounter(mongo),
             new RunLedger(mongo),
             new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
-            Approvals.withoutBroker(mongo));
+            Approvals.withoutBroker(mongo),
+            new ChatPlans(
+                Stored.plans(mongo),
+                AgentCatalog.fromClasspath("agents.yml"),
+                new PlanProperties(12)));
     stored = new Stored(mongo);
   }
 
@@ -299,7 +309,7 @@ class OrchestratorTest {
     assertThat(model.requests().get(1).messages().getLast().content())
         .startsWith(
             "Your previous decision was invalid: there is no agent 'poet'; the agents are:"
-                + " analyst, researcher");
+                + " analyst, researcher, writer");
     assertThat(mongo.findAll(Task.class)).isEmpty();
     assertThat(onlyAssistantMessage().content()).isEqualTo("I have no poet, sorry.");
   }
@@ -314,7 +324,7 @@ class OrchestratorTest {
         "{\"action\":\"reactivate\",\"subAgentId\":\""
             + elsewhere.subAgent().id()
             + "\",\"message\":\"MongoDB\"}";
-    model.replies(foreign, foreign);
+    model.replies(foreign, foreign, foreign);
 
     orchestrator.handle(also);
 
@@ -327,22 +337,109 @@ class OrchestratorTest {
   }
 
   @Test
-  void apologisesWhenTheDecisionIsStillInvalidAfterTheRepair() {
+  void apologisesWhenTheDecisionIsStillInvalidAfterTwoRepairs() {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
-    model.replies("{\"action\":\"dance\"}", "{\"action\":\"answer\"}");
+    model.replies("{\"action\":\"dance\"}", "{\"action\":\"answer\"}", "Hi!");
 
     orchestrator.handle(hello);
 
-    assertThat(model.requests()).hasSize(2);
+    assertThat(model.requests()).hasSize(3);
+    assertThat(model.requests().get(2).messages().getLast().content())
+        .startsWith("Your previous decision was invalid: field 'answer'");
     assertThat(model.requests().get(1).messages().getLast().content())
         .startsWith(
             "Your previous decision was invalid: field 'action' must be one of answer, new_task,"
-                + " reactivate");
+                + " plan, reactivate");
     ChatMessage apology = onlyAssistantMessage();
     assertThat(apology.id()).isEqualTo(Ids.derived(hello.id(), "answer"));
     assertThat(apology.content()).isEqualTo(Decider.APOLOGY_INVALID);
     assertThat(events(apology.outbox())).singleElement().isInstanceOf(ChatMessageAdded.class);
   }
+
+  @Test
+  void startsEveryNodeWithoutDependenciesAtOnceAndNoOther() {
+    ChatMessage report = stored.userMessage(CHAT, "Write a report on Kafka and Redis");
+    model.replies(PLAN);
+
+    Publication written = orchestrator.handle(report);
+
+    Plan plan = mongo.findAll(Plan.class).getFirst();
+    assertThat(plan.id()).isEqualTo(Ids.derived(report.id(), "plan"));
+    assertThat(written.documentId()).isEqualTo(plan.id());
+    assertThat(plan.status()).isEqualTo(PlanStatus.running);
+    assertThat(plan.nodes())
+        .extracting(PlanNode::id, PlanNode::status)
+        .containsExactly(
+            tuple("r1", PlanNodeStatus.running),
+            tuple("r2", PlanNodeStatus.running),
+            tuple("w", PlanNodeStatus.pending));
+    assertThat(mongo.findAll(Task.class))
+        .extracting(Task::id, Task::agent, Task::instruction)
+        .containsExactlyInAnyOrder(
+            tuple(Plans.taskId(plan.id(), "r1"), "researcher", "Research Kafka"),
+            tuple(Plans.taskId(plan.id(), "r2"), "researcher", "Research Redis"));
+    assertThat(mongo.findAll(Task.class))
+        .allSatisfy(
+            t ->
+                assertThat(events(t.outbox()))
+                    .singleElement()
+                    .isInstanceOfSatisfying(
+                        TaskCreated.class, e -> assertThat(e.taskId()).isEqualTo(t.id())));
+  }
+
+  @Test
+  void aRedeliveredPlanMessageStartsNoNodeTwiceAndAsksTheModelOnce() {
+    ChatMessage report = stored.userMessage(CHAT, "Write a report on Kafka and Redis");
+    model.replies(PLAN);
+
+    orchestrator.handle(report);
+    orchestrator.handle(report);
+
+    assertThat(model.requests()).hasSize(1);
+    assertThat(mongo.findAll(Plan.class)).hasSize(1);
+    assertThat(mongo.findAll(Task.class)).hasSize(2);
+  }
+
+  @Test
+  void anInvalidPlanIsRepairedThenAnsweredWithWhyItCouldNotPlanAndNeverRuns() {
+    ChatMessage report = stored.userMessage(CHAT, "Write a report on Kafka and Redis");
+    String cycle =
+        """
+        {"action":"plan","nodes":[
+          {"id":"a","agent":"researcher","instruction":"Research Kafka","dependsOn":["b"]},
+          {"id":"b","agent":"writer","instruction":"Write","dependsOn":["a"]}]}""";
+    model.replies(cycle, cycle, cycle);
+
+    orchestrator.handle(report);
+
+    assertThat(model.requests()).hasSize(3);
+    assertThat(model.requests().get(1).messages().getLast().content())
+        .startsWith("Your previous decision was invalid: the plan has a cycle: a → b → a");
+    assertThat(mongo.findAll(Plan.class)).isEmpty();
+    assertThat(mongo.findAll(Task.class)).isEmpty();
+    assertThat(onlyAssistantMessage().content())
+        .isEqualTo(
+            "Sorry, I could not make a plan for that: the plan has a cycle: a → b → a; a node"
+                + " cannot wait, even through others, for itself.");
+  }
+
+  @Test
+  void aPlansNodesAreNotOfferedForFollowUps() {
+    ChatMessage report = stored.userMessage(CHAT, "Write a report on Kafka and Redis");
+    model.replies(PLAN, "{\"action\":\"answer\",\"answer\":\"Hi\"}");
+    orchestrator.handle(report);
+
+    orchestrator.handle(stored.userMessage(CHAT, "Hello"));
+
+    assertThat(model.requests().get(1).messages().getFirst().content()).contains("\"tasks\":[]");
+  }
+
+  private static final String PLAN =
+      """
+      {"action":"plan","nodes":[
+        {"id":"r1","agent":"researcher","instruction":"Research Kafka"},
+        {"id":"r2","agent":"researcher","instruction":"Research Redis","dependsOn":[]},
+        {"id":"w","agent":"writer","instruction":"Write a report","dependsOn":["r1","r2"]}]}""";
 
   @Test
   void retriesAModelThatKeepsFailingThenApologises() {
@@ -549,8 +646,10 @@ class OrchestratorTest {
                 + "{\"name\":\"researcher\",\"description\":\"Researches a subject"
                 + " in the project's documents and answers with sources.\"},"
                 + "{\"name\":\"scribe\",\"description\":\"Writes a note (a markdown file) with"
-                + " what the person asks to keep; a person approves each note first.\"}],"
-                + "\"tasks\":[{\"taskId\":\""
+                + " what the person asks to keep; a person approves each note first.\"},"
+                + "{\"name\":\"writer\",\"description\":\"Writes a report from the material in"
+                + " its instruction (the results of the tasks it depends on in a plan), with a"
+                + " section per subject and its sources. Uses no tools.\"}],\"tasks\":[{\"taskId\":\""
                 + done.task().id()
                 + "\",\"subAgentId\":\""
                 + done.subAgent().id()

@@ -22,6 +22,8 @@ import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.Plan;
+import dev.agentrt.store.PlanStatus;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.Task;
@@ -351,6 +353,36 @@ class OpenAiControllerTest {
     http.perform(completion(messages("user", "Research Kafka"), false))
         .andExpect(status().isOk())
         .andExpect(jsonPath("$.choices[0].message.content").value("The researcher's answer"));
+  }
+
+  @Test
+  void theReplyToAMessageThatStartedAPlanIsThePlansAnswer() throws Exception {
+    replies = content -> null;
+    alsoStored =
+        question -> {
+          Instant after = question.createdAt().truncatedTo(ChronoUnit.MILLIS);
+          String planId = Ids.derived(question.id(), "plan");
+          mongo.insert(assistant("plan-answer", question, null, "The report", after.plusMillis(2)));
+          mongo.insert(
+              new Plan(
+                  planId,
+                  question.chatId(),
+                  question.id(),
+                  question.content(),
+                  null,
+                  PlanStatus.success,
+                  List.of(),
+                  false,
+                  "plan-answer",
+                  null,
+                  after,
+                  after,
+                  after));
+        };
+
+    http.perform(completion(messages("user", "Write a report on Kafka and Redis"), false))
+        .andExpect(status().isOk())
+        .andExpect(jsonPath("$.choices[0].message.content").value("The report"));
   }
 
   private static ChatMessage assistant(

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.agentrt.orchestrator.testing.RunningOrchestrator;
 import dev.agentrt.orchestrator.testing.Stored;
 import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Plan;
+import dev.agentrt.store.PlanNode;
+import dev.agentrt.store.PlanNodeStatus;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
@@ -17,6 +20,7 @@ import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -111,6 +115,11 @@ class OwnershipMatrixTest {
         new Stored(mongo)
             .startedTask(chat, SECRET_INSTRUCTION, TaskStatus.running, SubAgentStatus.active, null)
             .task();
+    Task node =
+        new Stored(mongo)
+            .startedTask(chat, SECRET_INSTRUCTION, TaskStatus.running, SubAgentStatus.active, null)
+            .task();
+    Plan plan = plan(chat, node);
     String json = "{\"content\":\"hello\"}";
     String completion =
         "{\"model\":\"agentrt\",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}";
@@ -182,6 +191,27 @@ class OwnershipMatrixTest {
                 null,
                 Map.of(),
                 expect(202, 404, 401, 404)),
+            new Row(
+                "plans",
+                "GET",
+                "/api/chats/" + chat + "/plans",
+                null,
+                Map.of(),
+                expect(200, 404, 401, 200)),
+            new Row(
+                "plan",
+                "GET",
+                "/api/plans/" + plan.id(),
+                null,
+                Map.of(),
+                expect(200, 404, 401, 200)),
+            new Row(
+                "cancel plan",
+                "POST",
+                "/api/plans/" + plan.id() + "/cancel",
+                null,
+                Map.of(),
+                expect(202, 404, 401, 404)),
             new Row("models", "GET", "/v1/models", null, Map.of(), expect(200, 200, 401, 200)));
 
     List<String> mismatches = new ArrayList<>();
@@ -211,6 +241,8 @@ class OwnershipMatrixTest {
     }
     assertThat(mismatches).isEmpty();
     assertThat(mongo.findById(task.id(), Task.class).status()).isEqualTo(TaskStatus.cancelled);
+    assertThat(mongo.findById(node.id(), Task.class).status()).isEqualTo(TaskStatus.cancelled);
+    assertThat(mongo.findById(plan.id(), Plan.class).cancelRequested()).isTrue();
     List<String> contents =
         mongo
             .find(
@@ -250,6 +282,34 @@ class OwnershipMatrixTest {
     // open: its state, UP or DOWN (no model, say), never a demand for credentials
     assertThat(health.status()).as(health.body()).isIn(200, 503);
     assertThat(health.body()).contains("\"status\"");
+  }
+
+  /**
+   * A plan of the chat whose one node runs as {@code task}: the person's message as its request.
+   */
+  private static Plan plan(String chat, Task task) {
+    Instant now = Instant.now();
+    return mongo.insert(
+        Plan.start(
+            "plan-of-" + chat,
+            chat,
+            "message-of-" + chat,
+            SECRET_MESSAGE,
+            null,
+            List.of(
+                new PlanNode(
+                    "r1",
+                    "researcher",
+                    SECRET_INSTRUCTION,
+                    List.of(),
+                    PlanNodeStatus.running,
+                    task.id(),
+                    now,
+                    null,
+                    null,
+                    null,
+                    null)),
+            now));
   }
 
   private record Response(

@@ -1,9 +1,12 @@
 package dev.agentrt.orchestrator.testing;
 
+import dev.agentrt.events.EventCodec;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.Plans;
 import dev.agentrt.store.RequestedToolCall;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
@@ -15,6 +18,7 @@ import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.UsageCounter;
+import dev.agentrt.testing.UnreachableBroker;
 import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -31,6 +35,12 @@ public final class Stored {
   private final MongoTemplate mongo;
   private final SubAgentConversations conversations;
   private Instant now = Instant.parse("2026-11-22T12:00:00Z");
+
+  /** Plans whose tasks' events stay in their outboxes, for the test to read. */
+  public static Plans plans(MongoTemplate mongo) {
+    return new Plans(
+        mongo, UnreachableBroker.outbox(mongo), new EventCodec(), new RunLedger(mongo));
+  }
 
   public Stored(MongoTemplate mongo) {
     this.mongo = mongo;
