@@ -3,14 +3,7 @@ package dev.agentrt.systemtests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
-import dev.agentrt.localstack.EmbeddedMongo;
-import dev.agentrt.localstack.KafkaBroker;
-import dev.agentrt.localstack.Services;
-import dev.agentrt.localstack.TopicCreator;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,42 +44,27 @@ class ApprovalIT {
   @TempDir static Path dataDir;
 
   private static Path notes;
-  private static KafkaBroker kafka;
-  private static EmbeddedMongo mongo;
+  private static OfflineModelStack stack;
   private static RunningServices services;
-  private static MongoClient client;
   private static ChatApi api;
 
   @BeforeAll
   static void startStack() throws IOException {
     notes = Files.createDirectories(dataDir.resolve("notes"));
-    kafka = KafkaBroker.start(dataDir.resolve("kafka"), 0);
-    mongo = EmbeddedMongo.start(null, 0);
-    TopicCreator.createAll(kafka.bootstrapServers());
-    services =
-        RunningServices.start(
+    stack =
+        OfflineModelStack.start(
             "approval",
-            Services.ALL,
-            kafka.bootstrapServers(),
-            mongo.uri(),
+            dataDir,
+            Duration.ZERO,
             Map.of("AGENTRT_TOOLS_NOTES_ROOT", notes.toString()));
-    client = MongoClients.create(mongo.uri());
+    services = stack.services;
     api = new ChatApi(services.baseUrl("orchestrator"));
   }
 
   @AfterAll
   static void stopStack() {
-    if (client != null) {
-      client.close();
-    }
-    if (services != null) {
-      services.close();
-    }
-    if (kafka != null) {
-      kafka.close();
-    }
-    if (mongo != null) {
-      mongo.close();
+    if (stack != null) {
+      stack.close();
     }
   }
 
@@ -282,15 +260,16 @@ class ApprovalIT {
   }
 
   private static Document task(String chatId) {
-    return db().getCollection("tasks").find(Filters.eq("chatId", chatId)).first();
+    return stack.db().getCollection("tasks").find(Filters.eq("chatId", chatId)).first();
   }
 
   private static Document toolCall(String id) {
-    return db().getCollection("sub_agent_tool_calls").find(Filters.eq("_id", id)).first();
+    return stack.db().getCollection("sub_agent_tool_calls").find(Filters.eq("_id", id)).first();
   }
 
   private static List<String> ledgerTypes(String chatId) {
-    return db()
+    return stack
+        .db()
         .getCollection("run_events")
         .find(Filters.eq("chatId", chatId))
         .into(new ArrayList<>())
@@ -303,7 +282,7 @@ class ApprovalIT {
   private static List<String> toolCallRequests() {
     try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(
-            Map.of("bootstrap.servers", kafka.bootstrapServers()),
+            Map.of("bootstrap.servers", stack.kafka.bootstrapServers()),
             new StringDeserializer(),
             new ByteArrayDeserializer())) {
       List<TopicPartition> partitions =
@@ -322,9 +301,5 @@ class ApprovalIT {
       }
       return ids;
     }
-  }
-
-  private static MongoDatabase db() {
-    return client.getDatabase("agentrt");
   }
 }

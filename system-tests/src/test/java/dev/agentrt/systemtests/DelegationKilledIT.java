@@ -3,14 +3,7 @@ package dev.agentrt.systemtests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
-import dev.agentrt.localstack.EmbeddedMongo;
-import dev.agentrt.localstack.KafkaBroker;
-import dev.agentrt.localstack.Services;
-import dev.agentrt.localstack.TopicCreator;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,39 +30,19 @@ class DelegationKilledIT {
 
   @TempDir static Path dataDir;
 
-  private static KafkaBroker kafka;
-  private static EmbeddedMongo mongo;
+  private static OfflineModelStack stack;
   private static RunningServices services;
-  private static MongoClient client;
 
   @BeforeAll
   static void startStack() throws IOException {
-    kafka = KafkaBroker.start(dataDir.resolve("kafka"), 0);
-    mongo = EmbeddedMongo.start(null, 0);
-    TopicCreator.createAll(kafka.bootstrapServers());
-    services =
-        RunningServices.start(
-            "delegation-killed",
-            Services.ALL,
-            kafka.bootstrapServers(),
-            mongo.uri(),
-            Map.of("AGENTRT_OFFLINE_MODEL_LATENCY", "1s"));
-    client = MongoClients.create(mongo.uri());
+    stack = OfflineModelStack.start("delegation-killed", dataDir, Duration.ofSeconds(1), Map.of());
+    services = stack.services;
   }
 
   @AfterAll
   static void stopStack() {
-    if (client != null) {
-      client.close();
-    }
-    if (services != null) {
-      services.close();
-    }
-    if (kafka != null) {
-      kafka.close();
-    }
-    if (mongo != null) {
-      mongo.close();
+    if (stack != null) {
+      stack.close();
     }
   }
 
@@ -116,7 +89,9 @@ class DelegationKilledIT {
 
     for (Document root : tasks(Filters.exists("delegation", false))) {
       List<Document> replies =
-          db().getCollection("sub_agent_messages")
+          stack
+              .db()
+              .getCollection("sub_agent_messages")
               .find(
                   Filters.and(
                       Filters.eq("subAgentId", root.getString("subAgentId")),
@@ -126,7 +101,8 @@ class DelegationKilledIT {
       assertThat(replies.stream().map(r -> r.getString("toolCallId")).distinct()).hasSize(2);
     }
     Map<String, Long> resultsPerCall =
-        db()
+        stack
+            .db()
             .getCollection("sub_agent_messages")
             .find(Filters.eq("role", "tool"))
             .into(new ArrayList<>())
@@ -152,38 +128,42 @@ class DelegationKilledIT {
 
   /** Researchers (children) holding a model turn. */
   private static long childTurnsHeld() {
-    return db().getCollection("sub_agents")
+    return stack
+        .db()
+        .getCollection("sub_agents")
         .countDocuments(
             Filters.and(Filters.eq("agent", "researcher"), Filters.exists("turn.holder")));
   }
 
   private static long childrenWith(String status) {
-    return db().getCollection("tasks")
+    return stack
+        .db()
+        .getCollection("tasks")
         .countDocuments(Filters.and(Filters.exists("delegation"), Filters.eq("status", status)));
   }
 
   private static long tasksEnded() {
-    return db().getCollection("tasks")
+    return stack
+        .db()
+        .getCollection("tasks")
         .countDocuments(Filters.in("status", "success", "failed", "cancelled"));
   }
 
   private static List<Document> tasks(org.bson.conversions.Bson filter) {
-    return db().getCollection("tasks").find(filter).into(new ArrayList<>());
+    return stack.db().getCollection("tasks").find(filter).into(new ArrayList<>());
   }
 
   private static Map<String, Long> statuses() {
-    return db().getCollection("tasks").find().into(new ArrayList<>()).stream()
+    return stack.db().getCollection("tasks").find().into(new ArrayList<>()).stream()
         .collect(Collectors.groupingBy(t -> t.getString("status"), Collectors.counting()));
   }
 
   /** The finalizer's answers in the chats: assistant messages linked to a task. */
   private static List<Document> answers() {
-    return db().getCollection("chat_messages")
+    return stack
+        .db()
+        .getCollection("chat_messages")
         .find(Filters.and(Filters.eq("role", "assistant"), Filters.exists("taskId")))
         .into(new ArrayList<>());
-  }
-
-  private static MongoDatabase db() {
-    return client.getDatabase("agentrt");
   }
 }

@@ -139,7 +139,7 @@ final class OfflineModelStack implements AutoCloseable {
                 Collectors.counting()));
   }
 
-  private MongoDatabase db() {
+  MongoDatabase db() {
     return client.getDatabase("agentrt");
   }
 

@@ -3,14 +3,7 @@ package dev.agentrt.systemtests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
-import dev.agentrt.localstack.EmbeddedMongo;
-import dev.agentrt.localstack.KafkaBroker;
-import dev.agentrt.localstack.Services;
-import dev.agentrt.localstack.TopicCreator;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,39 +30,19 @@ class PlansKilledIT {
 
   @TempDir static Path dataDir;
 
-  private static KafkaBroker kafka;
-  private static EmbeddedMongo mongo;
+  private static OfflineModelStack stack;
   private static RunningServices services;
-  private static MongoClient client;
 
   @BeforeAll
   static void startStack() throws IOException {
-    kafka = KafkaBroker.start(dataDir.resolve("kafka"), 0);
-    mongo = EmbeddedMongo.start(null, 0);
-    TopicCreator.createAll(kafka.bootstrapServers());
-    services =
-        RunningServices.start(
-            "plans-killed",
-            Services.ALL,
-            kafka.bootstrapServers(),
-            mongo.uri(),
-            Map.of("AGENTRT_OFFLINE_MODEL_LATENCY", "1s"));
-    client = MongoClients.create(mongo.uri());
+    stack = OfflineModelStack.start("plans-killed", dataDir, Duration.ofSeconds(1), Map.of());
+    services = stack.services;
   }
 
   @AfterAll
   static void stopStack() {
-    if (client != null) {
-      client.close();
-    }
-    if (services != null) {
-      services.close();
-    }
-    if (kafka != null) {
-      kafka.close();
-    }
-    if (mongo != null) {
-      mongo.close();
+    if (stack != null) {
+      stack.close();
     }
   }
 
@@ -97,11 +70,12 @@ class PlansKilledIT {
         "PLANS KILLED: %d nodes ended when the finalizer died; plans %s%n",
         endedAtTheKill, planStatuses());
     assertThat(planStatuses()).isEqualTo(Map.of("success", (long) PLANS));
-    List<Document> tasks = db().getCollection("tasks").find().into(new ArrayList<>());
+    List<Document> tasks = stack.db().getCollection("tasks").find().into(new ArrayList<>());
     assertThat(tasks).as("one task per node").hasSize(PLANS * NODES);
     assertThat(tasks).allSatisfy(t -> assertThat(t.getString("status")).isEqualTo("success"));
     Map<String, Long> answersPerChat =
-        db()
+        stack
+            .db()
             .getCollection("chat_messages")
             .find(Filters.eq("role", "assistant"))
             .into(new ArrayList<>())
@@ -113,22 +87,18 @@ class PlansKilledIT {
 
   /** Nodes of all plans with this status. */
   private static long nodesWith(String status) {
-    return db().getCollection("plans").find().into(new ArrayList<>()).stream()
+    return stack.db().getCollection("plans").find().into(new ArrayList<>()).stream()
         .flatMap(p -> p.getList("nodes", Document.class).stream())
         .filter(n -> status.equals(n.getString("status")))
         .count();
   }
 
   private static long plansAnswered() {
-    return db().getCollection("plans").countDocuments(Filters.exists("answerId"));
+    return stack.db().getCollection("plans").countDocuments(Filters.exists("answerId"));
   }
 
   private static Map<String, Long> planStatuses() {
-    return db().getCollection("plans").find().into(new ArrayList<>()).stream()
+    return stack.db().getCollection("plans").find().into(new ArrayList<>()).stream()
         .collect(Collectors.groupingBy(p -> p.getString("status"), Collectors.counting()));
-  }
-
-  private static MongoDatabase db() {
-    return client.getDatabase("agentrt");
   }
 }

@@ -62,6 +62,7 @@ public record RunEvent(
 
   /** A person's guidance reached a sub-agent's conversation. */
   public static final String GUIDANCE = "guidance";
+
   /** The orchestrator decided a plan: its nodes and their dependencies. */
   public static final String PLAN_CREATED = "plan_created";
 

@@ -309,7 +309,7 @@ class OrchestratorTest {
     assertThat(model.requests().get(1).messages().getLast().content())
         .startsWith(
             "Your previous decision was invalid: there is no agent 'poet'; the agents are:"
-                + " analyst, researcher, writer");
+                + " analyst, researcher, scribe, writer");
     assertThat(mongo.findAll(Task.class)).isEmpty();
     assertThat(onlyAssistantMessage().content()).isEqualTo("I have no poet, sorry.");
   }
