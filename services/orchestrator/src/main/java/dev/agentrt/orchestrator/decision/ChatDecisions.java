@@ -10,6 +10,8 @@ import dev.agentrt.store.Collections;
 import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.LeasedWork;
 import dev.agentrt.store.Leases;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -52,13 +54,16 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
   private final Consumer<Publication> publish;
   private final ExecutorService deciders;
   private final Leases holds;
+  private final Duration sweepGrace;
 
   ChatDecisions(
       MongoTemplate mongo,
       Orchestrator orchestrator,
       Consumer<Publication> publish,
       ExecutorService deciders,
-      LeaseProperties leases) {
+      LeaseProperties leases,
+      Duration sweepGrace) {
+    this.sweepGrace = sweepGrace;
     this.mongo = mongo;
     this.orchestrator = orchestrator;
     this.publish = publish;
@@ -80,16 +85,21 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
     return holds;
   }
 
-  /** Offers every chat with messages that await a decision. */
+  /**
+   * Offers every chat with messages that have awaited a decision longer than the sweep's grace:
+   * their holder died, or their event was lost. A message posted a moment ago is its event's: the
+   * sweep does not race it (the decision then runs in the trace of the request that posted it).
+   */
   @Override
   public void sweep() {
-    chatsAwaitingDecision().forEach(this::offer);
+    chatsAwaitingDecision(Instant.now().minus(sweepGrace)).forEach(this::offer);
   }
 
-  /** Chats with messages that await a decision. */
-  List<String> chatsAwaitingDecision() {
+  /** Chats with messages that await a decision, stored before {@code before}. */
+  List<String> chatsAwaitingDecision(Instant before) {
     return mongo.findDistinct(
-        Query.query(Criteria.where(ChatMessage.AWAITING_DECISION).is(true)),
+        Query.query(
+            Criteria.where(ChatMessage.AWAITING_DECISION).is(true).and("createdAt").lt(before)),
         "chatId",
         ChatMessage.class,
         String.class);

@@ -5,7 +5,9 @@ import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.Plans;
 import dev.agentrt.store.RunLedger;
+import java.time.Duration;
 import java.util.concurrent.Executors;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -23,7 +25,11 @@ class DecisionConfiguration {
 
   @Bean
   ChatDecisions chatDecisions(
-      MongoTemplate mongo, Orchestrator orchestrator, Outbox outbox, LeaseProperties leases) {
+      MongoTemplate mongo,
+      Orchestrator orchestrator,
+      Outbox outbox,
+      LeaseProperties leases,
+      @Value("${agentrt.orchestrator.sweep-grace:10s}") Duration sweepGrace) {
     return new ChatDecisions(
         mongo,
         orchestrator,
@@ -31,6 +37,7 @@ class DecisionConfiguration {
             outbox.publishOrLeaveToRelay(
                 written.collection(), written.documentId(), written.outbox()),
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("decision-", 0).factory()),
-        leases);
+        leases,
+        sweepGrace);
   }
 }

@@ -149,12 +149,37 @@ class ChatDecisionsTest {
     stored.userMessage("chat", "Hello");
     heldBy("chat", "other orchestrator", Instant.now().plusSeconds(60));
 
-    assertThat(decisions.chatsAwaitingDecision()).containsExactly("chat");
+    assertThat(decisions.chatsAwaitingDecision(Instant.now())).containsExactly("chat");
     decisions.offer("chat");
 
     assertThat(threads.started()).isZero();
     assertThat(mongo.findById("chat", Chat.class).deciding().holder())
         .isEqualTo("other orchestrator");
+  }
+
+  @Test
+  void theSweepLeavesAMessagePostedAMomentAgoToItsEvent() throws InterruptedException {
+    stored.chat("chat", null);
+    ChatMessage hello =
+        mongo.insert(
+            ChatMessage.fromPerson(
+                Ids.fresh(),
+                "chat",
+                "Hello",
+                null,
+                Instant.now().truncatedTo(ChronoUnit.MILLIS),
+                List.of()));
+    ChatDecisions withGrace =
+        new ChatDecisions(
+            mongo, orchestrator(), published::add, threads.executor(), LEASES, Duration.ofHours(1));
+
+    withGrace.sweep();
+
+    assertThat(threads.started()).as("not taken up by the sweep").isZero();
+    assertThat(awaitingDecision()).containsExactly(hello.id());
+    decisions.sweep(); // no grace: it has awaited long enough
+    await().atMost(Duration.ofSeconds(10)).until(() -> answered(hello));
+    withGrace.close();
   }
 
   @Test
@@ -166,7 +191,7 @@ class ChatDecisionsTest {
     decisions.sweep();
 
     await().atMost(Duration.ofSeconds(10)).until(() -> answered(hello));
-    assertThat(decisions.chatsAwaitingDecision()).isEmpty();
+    assertThat(decisions.chatsAwaitingDecision(Instant.now())).isEmpty();
   }
 
   @Test
@@ -261,32 +286,35 @@ class ChatDecisionsTest {
                 .content())
         .isEqualTo(Decider.APOLOGY);
     assertThat(decided).containsExactly("Hello");
-    assertThat(awaitingDecision()).isEmpty();
+    // The flag goes after the answer is published: wait for that last write, not the answer.
+    await().atMost(Duration.ofSeconds(10)).until(() -> awaitingDecision().isEmpty());
   }
 
   // --- fixtures -----------------------------------------------------------------------------
 
   private ChatDecisions decisions() {
-    return decisions(
-        new Orchestrator(
-            mongo,
-            new SubAgentConversations(mongo),
-            AgentCatalog.fromClasspath("agents.yml"),
-            new Decider(this::decide, PROPERTIES),
-            new EventCodec(),
-            PROPERTIES,
-            new UsageCounter(mongo),
-            new RunLedger(mongo),
-            new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
-            Approvals.withoutBroker(mongo),
-            new ChatPlans(
-                Stored.plans(mongo),
-                AgentCatalog.fromClasspath("agents.yml"),
-                new PlanProperties(12))));
+    return decisions(orchestrator());
+  }
+
+  private Orchestrator orchestrator() {
+    return new Orchestrator(
+        mongo,
+        new SubAgentConversations(mongo),
+        AgentCatalog.fromClasspath("agents.yml"),
+        new Decider(this::decide, PROPERTIES),
+        new EventCodec(),
+        PROPERTIES,
+        new UsageCounter(mongo),
+        new RunLedger(mongo),
+        new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
+        Approvals.withoutBroker(mongo),
+        new ChatPlans(
+            Stored.plans(mongo), AgentCatalog.fromClasspath("agents.yml"), new PlanProperties(12)));
   }
 
   private ChatDecisions decisions(Orchestrator orchestrator) {
-    return new ChatDecisions(mongo, orchestrator, published::add, threads.executor(), LEASES);
+    return new ChatDecisions(
+        mongo, orchestrator, published::add, threads.executor(), LEASES, Duration.ZERO);
   }
 
   /**
