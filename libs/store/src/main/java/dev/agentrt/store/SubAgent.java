@@ -113,6 +113,14 @@ public record SubAgent(
    * @param model the model of its turns, the task's (chosen for the message or the chat that
    *     started it); null: the agent's model, else the default
    * @param limits the chat's limits for its runs; null: the chat set none
+   * @param rootTaskId for the sub-agent of a child task, the task at the top of its tree, whose run
+   *     its turns count against ({@link Task#RUN_TOKENS}); null for a task the orchestrator started
    */
-  public record Settings(@Nullable String model, @Nullable ChatLimits limits) {}
+  public record Settings(
+      @Nullable String model, @Nullable ChatLimits limits, @Nullable String rootTaskId) {
+
+    public Settings(@Nullable String model, @Nullable ChatLimits limits) {
+      this(model, limits, null);
+    }
+  }
 }

@@ -226,7 +226,7 @@ class SubAgentStarter {
 
   /**
    * The task's sub-agent, created with what was chosen for the task and its chat (the model, the
-   * limits), so that its turns need not read them.
+   * limits) and, for a child task, the root of its tree, so that its turns need not read them.
    */
   private SubAgent subAgentOf(TaskCreated created, Task task, Instant now) {
     Query limits = Query.query(Criteria.where("_id").is(created.chatId()));
@@ -245,7 +245,10 @@ class SubAgentStarter {
             now,
             now,
             null,
-            new SubAgent.Settings(task.model(), limits(chat, task, now)));
+            new SubAgent.Settings(
+                task.model(),
+                limits(chat, task, now),
+                task.delegation() == null ? null : task.delegation().rootTaskId()));
     try {
       return mongo.insert(fresh);
     } catch (DuplicateKeyException alreadyStarted) {

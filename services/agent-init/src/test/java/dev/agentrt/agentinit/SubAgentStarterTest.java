@@ -175,6 +175,9 @@ class SubAgentStarterTest {
     starter.start(created(childOfEnded)); // redelivered
 
     assertThat(mongo.findById(childOfLive.id(), Task.class).status()).isEqualTo(TaskStatus.running);
+    assertThat(subAgentOf(created(childOfLive)).settings().rootTaskId())
+        .as("its turns count against its root's run")
+        .isEqualTo(live.id());
     Task cancelled = mongo.findById(childOfEnded.id(), Task.class);
     assertThat(cancelled.status()).isEqualTo(TaskStatus.cancelled);
     assertThat(cancelled.subAgentId()).isNull();
