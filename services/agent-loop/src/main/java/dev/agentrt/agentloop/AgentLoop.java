@@ -131,7 +131,7 @@ class AgentLoop {
     if (!conversation.awaitsModelTurn()) {
       return;
     }
-    RunLimits.Effective run = limits.of(agent, chatLimits(subAgent));
+    RunLimits.Effective run = limitsOf(subAgent, agent);
     Optional<LimitReached> reached = LimitReached.check(conversation, run, clock.instant());
     if (reached.isPresent()) {
       recorder.fail(
@@ -200,14 +200,14 @@ class AgentLoop {
           SubAgent.class);
       return;
     }
-    RunLimits.Effective run = limits.of(agents.get(subAgent.agent()), chatLimits(subAgent));
+    RunLimits.Effective run = limitsOf(subAgent, agents.get(subAgent.agent()));
     Instant deadline = LimitReached.deadline(conversation, run);
     if (clock.instant().isAfter(deadline)) {
       recorder.fail(
           subAgent,
           conversation.lastSeq(),
           LimitReached.TIMEOUT,
-          LimitReached.timeout(run) + " " + conversation.progress());
+          LimitReached.timeout(conversation, run) + " " + conversation.progress());
     } else {
       mongo.updateFirst(
           Query.query(Criteria.where("_id").is(subAgent.id())),
@@ -262,6 +262,14 @@ class AgentLoop {
         Query.query(Criteria.where("status").is(SubAgentStatus.active).andOperator(which));
     active.limit(SWEEP_BATCH);
     return mongo.find(active, SubAgent.class).stream().map(SubAgent::id).toList();
+  }
+
+  /** The limits of the sub-agent's run, with its caller's deadline for a child task's. */
+  private RunLimits.Effective limitsOf(SubAgent subAgent, AgentDefinition agent) {
+    return limits.of(
+        agent,
+        chatLimits(subAgent),
+        subAgent.settings() == null ? null : subAgent.settings().callerDeadline());
   }
 
   /**

@@ -280,6 +280,11 @@ class DelegationTest {
                 mongo.findById(researcher.id(), SubAgent.class).status() == SubAgentStatus.active);
 
     Task woken = mongo.findById(child.id(), Task.class);
+    Instant analystsDeadline = mongo.findById(analyst.id(), SubAgent.class).deadline();
+    assertThat(woken.delegation().deadline()).isEqualTo(analystsDeadline);
+    assertThat(mongo.findById(researcher.id(), SubAgent.class).settings().callerDeadline())
+        .as("the child's new run ends by the deadline of the call it answers")
+        .isEqualTo(analystsDeadline);
     assertThat(woken.delegation().modelCallId()).isEqualTo("call_2");
     assertThat(woken.delegation().toolCallId()).isNotEqualTo(first);
     assertThat(childrenOf(analyst.taskId())).as("no second child").hasSize(1);
@@ -303,7 +308,8 @@ class DelegationTest {
     SubAgent researcher =
         childStarted(
             childrenOf(analyst.taskId()).getFirst(),
-            new ChatLimits(null, 1_000L, null)); // the tree's budget: the root's and the chat's
+            new ChatLimits(null, 1_000L, null), // the tree's budget: the root's and the chat's
+            null);
     model.then(
         () ->
             new ModelReply(
@@ -326,10 +332,30 @@ class DelegationTest {
     assertThat(runTokens(analyst.taskId())).isEqualTo(1050);
   }
 
+  @Test
+  void everyRunOfAChildEndsByItsCallersDeadlineHoweverLateItsOwnClockStarted() {
+    model.callsTools(call("call_1", "{\"agent\":\"researcher\",\"message\":\"Research\"}"));
+    loop.wake(analyst.id());
+    await().until(() -> childrenOf(analyst.taskId()).size() == 1);
+    SubAgent researcher =
+        childStarted(
+            childrenOf(analyst.taskId()).getFirst(),
+            null,
+            Instant.now().minusSeconds(1)); // its own run began just now, its caller's is over
+    model.replies("Too late.");
+
+    loop.wake(researcher.id());
+
+    await().until(() -> taskOf(researcher).status() == TaskStatus.failed);
+    assertThat(taskOf(researcher).error())
+        .startsWith("Stopped by the deadline of the task that asked for this work");
+    assertThat(model.requests()).as("the analyst's turn only").hasSize(1);
+  }
+
   // --- fixtures -----------------------------------------------------------------------------
 
   /** The child's sub-agent, as agent-init starts it: active, with its instruction to answer. */
-  private SubAgent childStarted(Task child, ChatLimits limits) {
+  private SubAgent childStarted(Task child, ChatLimits limits, Instant callerDeadline) {
     Instant now = Instant.now();
     SubAgent researcher =
         mongo.insert(
@@ -345,7 +371,8 @@ class DelegationTest {
                 now,
                 now,
                 null,
-                new SubAgent.Settings(null, limits, child.delegation().rootTaskId())));
+                new SubAgent.Settings(
+                    null, limits, child.delegation().rootTaskId(), callerDeadline)));
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(child.id())),
         new org.springframework.data.mongodb.core.query.Update()
