@@ -54,8 +54,8 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
  * A task's start and its cancellation in every order, on a real MongoDB-protocol server: a task
  * cancelled before its sub-agent was linked to it never gets a message the loop would answer. The
  * starter's client carries a {@link MongoGate}, so the cancellation (written through another
- * client, as libs/store {@code TaskCancellation} writes it) lands exactly between two of
- * the start's writes.
+ * client, as libs/store {@code TaskCancellation} writes it) lands exactly between two of the
+ * start's writes.
  */
 class StartAndCancelTest {
 
