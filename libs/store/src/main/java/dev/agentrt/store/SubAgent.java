@@ -106,13 +106,30 @@ public record SubAgent(
   public record Turn(long seq, @Nullable String holder, Instant leaseUntil) {}
 
   /**
-   * What was chosen for the sub-agent's task and its chat. None of it changes after it is created
-   * (a follow-up goes to the same task, with the task's model; a chat's limits are set when it is
-   * created).
+   * What was chosen for the sub-agent's task and its chat. Only {@code callerDeadline} changes
+   * after it is created (a follow-up goes to the same task, with the task's model; a chat's limits
+   * are set when it is created).
    *
    * @param model the model of its turns, the task's (chosen for the message or the chat that
    *     started it); null: the agent's model, else the default
    * @param limits the chat's limits for its runs; null: the chat set none
+   * @param rootTaskId for the sub-agent of a child task, the task at the top of its tree, whose run
+   *     its turns count against ({@link Task#RUN_TOKENS}); null for a task the orchestrator started
+   * @param callerDeadline for the sub-agent of a child task, the deadline of the call it answers
+   *     ({@link Task.Delegation#deadline}): every run of it ends by then, whenever its own clock
+   *     started; set by agent-init, and again by each later call with its conversation id
    */
-  public record Settings(@Nullable String model, @Nullable ChatLimits limits) {}
+  public record Settings(
+      @Nullable String model,
+      @Nullable ChatLimits limits,
+      @Nullable String rootTaskId,
+      @Nullable Instant callerDeadline) {
+
+    /** The field a later call sets. */
+    public static final String CALLER_DEADLINE = "settings.callerDeadline";
+
+    public Settings(@Nullable String model, @Nullable ChatLimits limits) {
+      this(model, limits, null, null);
+    }
+  }
 }

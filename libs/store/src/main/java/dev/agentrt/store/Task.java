@@ -42,6 +42,16 @@ public record Task(
 
   public static final String TYPE_AGENT = "agent";
 
+  /**
+   * The tokens of the current run of the tree a task is the root of: its own turns and those of
+   * every descendant since the person's message that started the run ({@link
+   * UsageCounter#addToRun}, {@link UsageCounter#addToTree}). The root's first turn of a run sets it
+   * to that turn's tokens, so a follow-up of the root starts the count afresh (a descendant still
+   * working from the earlier run counts into the new one). Only queries use it: it is not read into
+   * this record.
+   */
+  public static final String RUN_TOKENS = "runTokens";
+
   @PersistenceCreator
   public Task {}
 

@@ -1,6 +1,8 @@
 package dev.agentrt.store;
 
+import org.bson.Document;
 import org.jspecify.annotations.Nullable;
+import org.springframework.data.mongodb.core.FindAndModifyOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
@@ -32,17 +34,63 @@ public class UsageCounter {
     if (turns <= 0) {
       return;
     }
-    String share = "usage.models." + key(model) + ".";
     mongo.updateFirst(
-        Query.query(Criteria.where("_id").is(id)),
-        new Update()
-            .inc("usage.promptTokens", tokens.promptTokens())
-            .inc("usage.completionTokens", tokens.completionTokens())
-            .inc("usage.turns", (long) turns)
-            .inc(share + "promptTokens", tokens.promptTokens())
-            .inc(share + "completionTokens", tokens.completionTokens())
-            .inc(share + "turns", (long) turns),
-        document);
+        Query.query(Criteria.where("_id").is(id)), sums(model, tokens, turns), document);
+  }
+
+  /**
+   * Adds one model turn of a task's own sub-agent to the task's sums, as {@link #add} does, and its
+   * tokens to the task's run ({@link Task#RUN_TOKENS}) in the same write.
+   *
+   * @param firstOfRun the turn is the first of the run: the run's sum restarts from it
+   * @return the tokens of the task's run, its descendants' included, after this turn
+   */
+  public long addToRun(
+      String taskId, @Nullable String model, TurnUsage tokens, boolean firstOfRun) {
+    Update update = sums(model, tokens, 1);
+    long total = tokens.promptTokens() + tokens.completionTokens();
+    if (firstOfRun) {
+      update.set(Task.RUN_TOKENS, total);
+    } else {
+      update.inc(Task.RUN_TOKENS, total);
+    }
+    return runTokens(taskId, update);
+  }
+
+  /**
+   * Adds one model turn of a descendant to the run of the tree's root task ({@link
+   * Task#RUN_TOKENS}).
+   *
+   * @return the tokens of the root's run, the whole tree's, after this turn
+   */
+  public long addToTree(String rootTaskId, TurnUsage tokens) {
+    return runTokens(
+        rootTaskId,
+        new Update().inc(Task.RUN_TOKENS, tokens.promptTokens() + tokens.completionTokens()));
+  }
+
+  private long runTokens(String taskId, Update update) {
+    Query task = Query.query(Criteria.where("_id").is(taskId));
+    task.fields().include(Task.RUN_TOKENS);
+    Document counted =
+        mongo.findAndModify(
+            task,
+            update,
+            FindAndModifyOptions.options().returnNew(true),
+            Document.class,
+            Collections.TASKS);
+    return counted == null ? 0 : ((Number) counted.get(Task.RUN_TOKENS)).longValue();
+  }
+
+  private static Update sums(@Nullable String model, TurnUsage tokens, int turns) {
+    String share = "usage.models." + key(model) + ".";
+    return new Update()
+        .inc("usage.promptTokens", tokens.promptTokens())
+        .inc("usage.completionTokens", tokens.completionTokens())
+        .inc("usage.turns", (long) turns)
+        .inc(share + "promptTokens", tokens.promptTokens())
+        .inc(share + "completionTokens", tokens.completionTokens())
+        .inc(share + "turns", (long) turns);
   }
 
   /**

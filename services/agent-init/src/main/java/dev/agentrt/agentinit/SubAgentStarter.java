@@ -9,7 +9,6 @@ import dev.agentrt.events.TaskFailed;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
-import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RunEvent;
@@ -24,12 +23,10 @@ import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.mongodb.core.FindAndModifyOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -226,7 +223,9 @@ class SubAgentStarter {
 
   /**
    * The task's sub-agent, created with what was chosen for the task and its chat (the model, the
-   * limits), so that its turns need not read them.
+   * limits) and, for a child task, the root of its tree and its caller's deadline, by which every
+   * run of it ends (so the deadline holds for the whole tree), so that its turns need not read
+   * them.
    */
   private SubAgent subAgentOf(TaskCreated created, Task task, Instant now) {
     Query limits = Query.query(Criteria.where("_id").is(created.chatId()));
@@ -245,29 +244,16 @@ class SubAgentStarter {
             now,
             now,
             null,
-            new SubAgent.Settings(task.model(), limits(chat, task, now)));
+            new SubAgent.Settings(
+                task.model(),
+                chat == null ? null : chat.limits(),
+                task.delegation() == null ? null : task.delegation().rootTaskId(),
+                task.delegation() == null ? null : task.delegation().deadline()));
     try {
       return mongo.insert(fresh);
     } catch (DuplicateKeyException alreadyStarted) {
       return mongo.findById(fresh.id(), SubAgent.class);
     }
-  }
-
-  /**
-   * The chat's limits for the sub-agent's runs; a child task's runs also end by its caller's
-   * deadline, so the deadline holds for the whole tree.
-   */
-  static @Nullable ChatLimits limits(@Nullable Chat chat, Task task, Instant now) {
-    ChatLimits limits = chat == null ? null : chat.limits();
-    if (task.delegation() == null || task.delegation().deadline() == null) {
-      return limits;
-    }
-    long left = Math.max(1, Duration.between(now, task.delegation().deadline()).toSeconds());
-    ChatLimits chosen = limits == null ? ChatLimits.NONE : limits;
-    return new ChatLimits(
-        chosen.maxSteps(),
-        chosen.maxTokens(),
-        chosen.deadlineSeconds() == null ? left : Math.min(chosen.deadlineSeconds(), left));
   }
 
   /** A task for an agent nobody declared ends at once, visibly. */

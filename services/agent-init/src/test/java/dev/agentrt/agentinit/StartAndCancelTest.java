@@ -54,8 +54,8 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
  * A task's start and its cancellation in every order, on a real MongoDB-protocol server: a task
  * cancelled before its sub-agent was linked to it never gets a message the loop would answer. The
  * starter's client carries a {@link MongoGate}, so the cancellation (written through another
- * client, as the orchestrator's {@code TaskCancellation} writes it) lands exactly between two of
- * the start's writes.
+ * client, as libs/store {@code TaskCancellation} writes it) lands exactly between two of the
+ * start's writes.
  */
 class StartAndCancelTest {
 
@@ -250,7 +250,7 @@ class StartAndCancelTest {
     }
   }
 
-  /** The task's and its sub-agent's writes of the orchestrator's {@code TaskCancellation}. */
+  /** The task's and its sub-agent's writes of libs/store {@code TaskCancellation}. */
   private static void cancel(String taskId) {
     mongo.updateFirst(
         Query.query(

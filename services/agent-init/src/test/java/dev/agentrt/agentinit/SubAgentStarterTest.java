@@ -142,21 +142,17 @@ class SubAgentStarterTest {
   }
 
   @Test
-  void aChildTasksRunsEndByItsCallersDeadline() {
-    Instant now = Instant.parse("2026-11-24T01:00:00Z");
-    Task child = childOf(storedTask(null, null), now.plusSeconds(90));
+  void aChildsSubAgentCarriesItsRootAndItsCallersDeadlineAsIs() {
+    ChatLimits limits = new ChatLimits(3, 100L, 60L);
+    Task caller = storedTask(null, limits);
+    Instant deadline = Instant.parse("2026-11-24T01:00:00Z");
+    Task child = mongo.insert(childOf(caller, deadline));
 
-    assertThat(SubAgentStarter.limits(null, child, now)).isEqualTo(new ChatLimits(null, null, 90L));
-    assertThat(
-            SubAgentStarter.limits(
-                new Chat("chat", "t", null, now, null, new ChatLimits(3, 100L, 60L), null),
-                child,
-                now))
-        .as("the chat's own deadline is shorter")
-        .isEqualTo(new ChatLimits(3, 100L, 60L));
-    assertThat(SubAgentStarter.limits(null, storedTask(null, null), now))
-        .as("a task of the chat's own")
-        .isNull();
+    starter.start(created(child));
+
+    assertThat(subAgentOf(created(child)).settings())
+        .as("every run of it ends by its caller's deadline, however late its own clock starts")
+        .isEqualTo(new SubAgent.Settings(null, limits, caller.id(), deadline));
   }
 
   @Test
@@ -175,6 +171,9 @@ class SubAgentStarterTest {
     starter.start(created(childOfEnded)); // redelivered
 
     assertThat(mongo.findById(childOfLive.id(), Task.class).status()).isEqualTo(TaskStatus.running);
+    assertThat(subAgentOf(created(childOfLive)).settings().rootTaskId())
+        .as("its turns count against its root's run")
+        .isEqualTo(live.id());
     Task cancelled = mongo.findById(childOfEnded.id(), Task.class);
     assertThat(cancelled.status()).isEqualTo(TaskStatus.cancelled);
     assertThat(cancelled.subAgentId()).isNull();

@@ -131,7 +131,7 @@ class AgentLoop {
     if (!conversation.awaitsModelTurn()) {
       return;
     }
-    RunLimits.Effective run = limits.of(agent, chatLimits(subAgent));
+    RunLimits.Effective run = limitsOf(subAgent, agent);
     Optional<LimitReached> reached = LimitReached.check(conversation, run, clock.instant());
     if (reached.isPresent()) {
       recorder.fail(
@@ -200,14 +200,14 @@ class AgentLoop {
           SubAgent.class);
       return;
     }
-    RunLimits.Effective run = limits.of(agents.get(subAgent.agent()), chatLimits(subAgent));
+    RunLimits.Effective run = limitsOf(subAgent, agents.get(subAgent.agent()));
     Instant deadline = LimitReached.deadline(conversation, run);
     if (clock.instant().isAfter(deadline)) {
       recorder.fail(
           subAgent,
           conversation.lastSeq(),
           LimitReached.TIMEOUT,
-          LimitReached.timeout(run) + " " + conversation.progress());
+          LimitReached.timeout(conversation, run) + " " + conversation.progress());
     } else {
       mongo.updateFirst(
           Query.query(Criteria.where("_id").is(subAgent.id())),
@@ -262,6 +262,14 @@ class AgentLoop {
         Query.query(Criteria.where("status").is(SubAgentStatus.active).andOperator(which));
     active.limit(SWEEP_BATCH);
     return mongo.find(active, SubAgent.class).stream().map(SubAgent::id).toList();
+  }
+
+  /** The limits of the sub-agent's run, with its caller's deadline for a child task's. */
+  private RunLimits.Effective limitsOf(SubAgent subAgent, AgentDefinition agent) {
+    return limits.of(
+        agent,
+        chatLimits(subAgent),
+        subAgent.settings() == null ? null : subAgent.settings().callerDeadline());
   }
 
   /**
@@ -331,9 +339,9 @@ class AgentLoop {
       return;
     }
     try {
-      Optional<SubAgentMessage> stored =
+      Optional<OutcomeRecorder.StoredAnswer> stored =
           recorder.storeAnswer(
-              subAgent, seq, reply, modelName, tool -> tools.needsApproval(agent, tool));
+              subAgent, seq, reply, modelName, tool -> tools.needsApproval(agent, tool), step == 1);
       if (stored.isEmpty()) {
         log.info(
             "sub-agent {} stopped (cancelled, or failed by a limit) during its turn; the answer is dropped",
@@ -341,9 +349,9 @@ class AgentLoop {
         mongo.updateFirst(end, new Update().unset("turn"), SubAgent.class);
         return;
       }
-      SubAgentMessage answer = stored.get();
+      SubAgentMessage answer = stored.get().answer();
       recordStepEnd(subAgent, step, modelName, reply, answer, latencyMs);
-      if (withinBudget(subAgent, conversation, run, answer)) {
+      if (withinBudget(subAgent, conversation, run, stored.get())) {
         settle(subAgent, agent, conversation, answer);
       }
       endTurn(subAgent, end, answer);
@@ -358,17 +366,24 @@ class AgentLoop {
    * Counts the stored turn against the run's token budget: a {@code budget_warning} once the run
    * has used {@code warnAt} of it; when it is used up, a run that would go on (tool calls, a
    * question) fails with {@code budget_exceeded} instead. A final answer is kept: the work is done.
+   * The run is the tree's: the root task's and all its descendants' turns since the root's run
+   * started, as the write that counted the turn returned it ({@link Task#RUN_TOKENS}); a child's
+   * limit is its root's, since both come from the same settings and chat. The conversation's own
+   * count stands in when that write counted nothing (the answer was stored before).
    */
   private boolean withinBudget(
       SubAgent subAgent,
       ConversationState conversation,
       RunLimits.Effective run,
-      SubAgentMessage answer) {
+      OutcomeRecorder.StoredAnswer stored) {
+    SubAgentMessage answer = stored.answer();
     long used =
-        conversation.tokensThisRun()
-            + (answer.usage() == null
-                ? 0
-                : answer.usage().promptTokens() + answer.usage().completionTokens());
+        Math.max(
+            stored.runTokens(),
+            conversation.tokensThisRun()
+                + (answer.usage() == null
+                    ? 0
+                    : answer.usage().promptTokens() + answer.usage().completionTokens()));
     if (used >= run.warnTokens()) {
       ledger.append(
           subAgent,

@@ -143,7 +143,7 @@ class Delegations {
       return;
     }
     if (request.conversationId() != null) {
-      continueConversation(caller, toolCallId, call, request);
+      continueConversation(caller, deadline, toolCallId, call, request);
       return;
     }
     int depth = callerTask.depth() + 1;
@@ -230,10 +230,16 @@ class Delegations {
    * Gives the message to the child of an earlier call and wakes it: its task {@code success →
    * running} with this call as the one its next outcome answers, in one conditional write (or that
    * write was made by an earlier attempt at this call); then the message, then the sub-agent {@code
-   * completed → active} and the message's event, which wakes it.
+   * completed → active} and the message's event, which wakes it. The caller's deadline now is the
+   * one this call's run of the child ends by: on the task, and on the sub-agent in the write that
+   * wakes it.
    */
   private void continueConversation(
-      SubAgent caller, String toolCallId, RequestedToolCall call, Request request) {
+      SubAgent caller,
+      @Nullable Instant deadline,
+      String toolCallId,
+      RequestedToolCall call,
+      Request request) {
     String taskId = request.conversationId();
     Task child = mongo.findById(taskId, Task.class);
     if (child == null
@@ -269,6 +275,7 @@ class Delegations {
                   .set("status", TaskStatus.running)
                   .set("delegation.toolCallId", toolCallId)
                   .set("delegation.modelCallId", call.id())
+                  .set("delegation.deadline", deadline)
                   .set("instruction", request.message())
                   .set("updatedAt", now)
                   .unset("endedAt"),
@@ -325,7 +332,10 @@ class Delegations {
     mongo.updateFirst(
         Query.query(
             Criteria.where("_id").is(childAgent.id()).and("status").is(SubAgentStatus.completed)),
-        new Update().set("status", SubAgentStatus.active).set("updatedAt", now),
+        new Update()
+            .set("status", SubAgentStatus.active)
+            .set(SubAgent.Settings.CALLER_DEADLINE, deadline)
+            .set("updatedAt", now),
         SubAgent.class);
     recordStart(caller, toolCallId, request, taskId, true);
     ledger.append(

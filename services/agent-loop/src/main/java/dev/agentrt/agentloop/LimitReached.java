@@ -31,7 +31,7 @@ record LimitReached(String reason, String message) {
       return Optional.of(new LimitReached(BUDGET_EXCEEDED, budget(used, run)));
     }
     if (now.isAfter(deadline(conversation, run))) {
-      return Optional.of(new LimitReached(TIMEOUT, timeout(run)));
+      return Optional.of(new LimitReached(TIMEOUT, timeout(conversation, run)));
     }
     int repeated = conversation.repeatedCalls();
     if (repeated > run.repeats()) {
@@ -45,8 +45,16 @@ record LimitReached(String reason, String message) {
     return Optional.empty();
   }
 
-  /** When the run must end: its clock's start plus the deadline. */
+  /**
+   * When the run must end: its clock's start plus the deadline, or a child's caller's deadline if
+   * that comes first.
+   */
   static Instant deadline(ConversationState conversation, RunLimits.Effective run) {
+    Instant own = ownDeadline(conversation, run);
+    return run.until() != null && run.until().isBefore(own) ? run.until() : own;
+  }
+
+  private static Instant ownDeadline(ConversationState conversation, RunLimits.Effective run) {
     return conversation.clockStartedAt().orElse(Instant.now()).plus(run.deadline());
   }
 
@@ -54,7 +62,12 @@ record LimitReached(String reason, String message) {
     return "Stopped by the token budget: " + used + " of " + run.maxTokens() + " tokens used.";
   }
 
-  static String timeout(RunLimits.Effective run) {
+  static String timeout(ConversationState conversation, RunLimits.Effective run) {
+    if (run.until() != null && run.until().isBefore(ownDeadline(conversation, run))) {
+      return "Stopped by the deadline of the task that asked for this work: it had to end by "
+          + run.until()
+          + ".";
+    }
     return "Stopped by the deadline: the run worked longer than " + human(run.deadline()) + ".";
   }
 

@@ -94,21 +94,24 @@ class OutcomeRecorder {
    * is another one when the turn was taken again after its lease expired and answered first by the
    * other worker: only calls a stored message asked for are ever recorded, so none runs that no
    * message asked for. The write that inserts the message adds its tokens to the sums of the
-   * sub-agent, the task and the chat; storing the same answer again finds it stored and counts
-   * nothing.
+   * sub-agent, the task and the chat, and to its tree's run: the task's own write counts it for a
+   * task the orchestrator started (no extra round trip); a child's turn adds one write, to its
+   * root's run. Storing the same answer again finds it stored and counts nothing.
    *
    * @param model the model asked (null: the default model)
    * @param needsApproval which tools' calls wait for a person's approval: they are marked so in the
    *     stored answer, and no {@code ToolCallRequested} is published for them
+   * @param firstOfRun the answer is the run's first turn: the run's token sum restarts from it
    * @return the stored answer (this one, or the one stored before); empty when the sub-agent is no
    *     longer active
    */
-  Optional<SubAgentMessage> storeAnswer(
+  Optional<StoredAnswer> storeAnswer(
       SubAgent subAgent,
       long answeredSeq,
       ModelReply reply,
       @Nullable String model,
-      Predicate<String> needsApproval) {
+      Predicate<String> needsApproval,
+      boolean firstOfRun) {
     Instant now = clock.instant();
     OptionalLong seq = conversations.takeSeqWhileActive(subAgent.id(), now);
     if (seq.isEmpty()) {
@@ -152,13 +155,27 @@ class OutcomeRecorder {
                 events),
             now);
     recordCalls(subAgent, stored.message());
+    long runTokens = 0;
     if (stored.inserted()) {
       usage.add(SubAgent.class, subAgent.id(), model, tokens, 1);
-      usage.add(Task.class, subAgent.taskId(), model, tokens, 1);
+      String root = subAgent.settings() == null ? null : subAgent.settings().rootTaskId();
+      if (root == null) {
+        runTokens = usage.addToRun(subAgent.taskId(), model, tokens, firstOfRun);
+      } else {
+        usage.add(Task.class, subAgent.taskId(), model, tokens, 1);
+        runTokens = usage.addToTree(root, tokens);
+      }
       usage.add(Chat.class, subAgent.chatId(), model, tokens, 1);
     }
-    return Optional.of(stored.message());
+    return Optional.of(new StoredAnswer(stored.message(), runTokens));
   }
+
+  /**
+   * A stored answer and the tokens of its tree's run (see {@link Task#RUN_TOKENS}) after it: those
+   * of the task's own run for a task the orchestrator started, of its root's run for a child; 0
+   * when this answer was stored before (it counted then).
+   */
+  record StoredAnswer(SubAgentMessage answer, long runTokens) {}
 
   /** The id of the answer to the messages up to {@code answeredSeq}: one per turn. */
   static String answerId(String subAgentId, long answeredSeq) {

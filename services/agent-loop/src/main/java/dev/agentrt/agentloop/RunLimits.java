@@ -3,6 +3,7 @@ package dev.agentrt.agentloop;
 import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.store.ChatLimits;
 import java.time.Duration;
+import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -31,10 +32,21 @@ record RunLimits(
     @DefaultValue("3") int repeats,
     @DefaultValue("5") int maxDepth) {
 
-  /** The limits of one run: these, the agent's and the chat's, whichever is smallest. */
-  record Effective(int maxSteps, long maxTokens, long warnTokens, Duration deadline, int repeats) {}
+  /**
+   * The limits of one run: these, the agent's and the chat's, whichever is smallest.
+   *
+   * @param until for a child task, when its caller's deadline ends every run of it, however
+   *     recently the run's own clock started; null for a task the orchestrator started
+   */
+  record Effective(
+      int maxSteps,
+      long maxTokens,
+      long warnTokens,
+      Duration deadline,
+      int repeats,
+      @Nullable Instant until) {}
 
-  Effective of(AgentDefinition agent, @Nullable ChatLimits chat) {
+  Effective of(AgentDefinition agent, @Nullable ChatLimits chat, @Nullable Instant until) {
     ChatLimits person = chat == null ? ChatLimits.NONE : chat;
     int steps = Math.min(maxSteps, agent.maxSteps());
     if (person.maxSteps() != null) {
@@ -45,7 +57,7 @@ record RunLimits(
         person.deadlineSeconds() == null
             ? deadline
             : min(deadline, Duration.ofSeconds(person.deadlineSeconds()));
-    return new Effective(steps, tokens, (long) Math.ceil(tokens * warnAt), time, repeats);
+    return new Effective(steps, tokens, (long) Math.ceil(tokens * warnAt), time, repeats, until);
   }
 
   private static Duration min(Duration a, Duration b) {

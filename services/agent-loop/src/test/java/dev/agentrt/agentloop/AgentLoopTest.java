@@ -769,6 +769,30 @@ class AgentLoopTest {
     assertThat(sums(task().usage())).isEqualTo(expected);
     assertThat(sums(chat().usage())).isEqualTo(expected);
     assertThat(chat().usage().byModel()).containsOnlyKeys((String) null);
+    assertThat(runTokens()).as("the run's, on its task").isEqualTo(360);
+  }
+
+  @Test
+  void aFollowUpStartsItsRunsTokenCountAfresh() {
+    model.then(
+        () ->
+            new ModelReply("Kafka is a log.", List.of(), new ModelReply.Usage(300, 40), "stop", 1));
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(runTokens()).isEqualTo(340);
+    append(SubAgentMessage.USER, "And Redis?", null);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("status", SubAgentStatus.active),
+        SubAgent.class);
+    model.replies("Redis is a cache.");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> "Redis is a cache.".equals(lastMessage().content()));
+    assertThat(runTokens()).as("the follow-up's turn alone").isEqualTo(20);
+    assertThat(sums(task().usage()).turns()).as("the task's sums go on").isEqualTo(2);
   }
 
   @Test
@@ -790,16 +814,19 @@ class AgentLoopTest {
 
     loop.wake(subAgent.id()); // a redelivered event: the answer's outcome is applied again
     recorder.apply(subAgent(), answer);
-    Optional<SubAgentMessage> again =
+    Optional<OutcomeRecorder.StoredAnswer> again =
         recorder.storeAnswer(
             subAgent(),
             answer.seq() - 1,
             ScriptedModel.reply(
                 null, List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"))),
             null,
-            tool -> false);
+            tool -> false,
+            false);
 
-    assertThat(again).as("the turn's answer was stored before").contains(answer);
+    assertThat(again)
+        .as("the turn's answer was stored before, and counts nothing")
+        .contains(new OutcomeRecorder.StoredAnswer(answer, 0));
     assertThat(model.requests()).hasSize(1);
     assertThat(toolCalls()).extracting(ToolCall::modelCallId).containsExactly("call_1");
     Usage once = new Usage(10, 10, 1, null);
@@ -825,14 +852,15 @@ class AgentLoopTest {
             new Delegations(mongo, conversations, AGENTS, outbox, new EventCodec(), ledger, LIMITS),
             PROPERTIES);
 
-    Optional<SubAgentMessage> late =
+    Optional<OutcomeRecorder.StoredAnswer> late =
         recorder.storeAnswer(
             subAgent(),
             lastAnswer().seq(),
             ScriptedModel.reply(
                 null, List.of(new ModelToolCall("call_9", "search_docs", "{\"query\":\"x\"}"))),
             null,
-            tool -> false);
+            tool -> false,
+            false);
 
     assertThat(late).isEmpty();
     assertThat(conversations.messages(subAgent.id())).hasSize((int) messages);
@@ -1112,6 +1140,13 @@ class AgentLoopTest {
 
   private Task task() {
     return mongo.findById(subAgent.taskId(), Task.class);
+  }
+
+  private long runTokens() {
+    return mongo
+        .findById(subAgent.taskId(), org.bson.Document.class, Collections.TASKS)
+        .get(Task.RUN_TOKENS, Number.class)
+        .longValue();
   }
 
   private SubAgent subAgent() {

@@ -7,11 +7,14 @@ import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.events.Topics;
+import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelToolCall;
 import dev.agentrt.model.ToolSpec;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatLimits;
+import dev.agentrt.store.Collections;
 import dev.agentrt.store.DelegationReplies;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RunLedger;
@@ -23,6 +26,7 @@ import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.ToolCall;
+import dev.agentrt.store.ToolCallStatus;
 import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.ScriptedModel;
@@ -42,6 +46,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -275,6 +280,11 @@ class DelegationTest {
                 mongo.findById(researcher.id(), SubAgent.class).status() == SubAgentStatus.active);
 
     Task woken = mongo.findById(child.id(), Task.class);
+    Instant analystsDeadline = mongo.findById(analyst.id(), SubAgent.class).deadline();
+    assertThat(woken.delegation().deadline()).isEqualTo(analystsDeadline);
+    assertThat(mongo.findById(researcher.id(), SubAgent.class).settings().callerDeadline())
+        .as("the child's new run ends by the deadline of the call it answers")
+        .isEqualTo(analystsDeadline);
     assertThat(woken.delegation().modelCallId()).isEqualTo("call_2");
     assertThat(woken.delegation().toolCallId()).isNotEqualTo(first);
     assertThat(childrenOf(analyst.taskId())).as("no second child").hasSize(1);
@@ -283,7 +293,107 @@ class DelegationTest {
     assertThat(lastMessage(researcher).content()).isEqualTo("What else?");
   }
 
+  @Test
+  void aChildsTurnCountsAgainstItsRootsRunAndFailsWhenTheTreesBudgetIsUsedUp() {
+    model.then(
+        () ->
+            new ModelReply(
+                null,
+                List.of(call("call_1", "{\"agent\":\"researcher\",\"message\":\"Research\"}")),
+                new ModelReply.Usage(500, 100),
+                "tool_calls",
+                1));
+    loop.wake(analyst.id());
+    await().until(() -> childrenOf(analyst.taskId()).size() == 1);
+    SubAgent researcher =
+        childStarted(
+            childrenOf(analyst.taskId()).getFirst(),
+            new ChatLimits(null, 1_000L, null), // the tree's budget: the root's and the chat's
+            null);
+    model.then(
+        () ->
+            new ModelReply(
+                null,
+                List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")),
+                new ModelReply.Usage(400, 50),
+                "tool_calls",
+                1));
+
+    loop.wake(researcher.id());
+
+    await().until(() -> taskOf(researcher).status() == TaskStatus.failed);
+    assertThat(taskOf(researcher).error())
+        .as("its own run used 450 tokens; the tree 1050")
+        .startsWith("Stopped by the token budget: 1050 of 1000 tokens used.");
+    assertThat(mongo.findAll(ToolCall.class))
+        .as("its calls dropped, never run")
+        .singleElement()
+        .satisfies(c -> assertThat(c.status()).isEqualTo(ToolCallStatus.failed));
+    assertThat(runTokens(analyst.taskId())).isEqualTo(1050);
+  }
+
+  @Test
+  void everyRunOfAChildEndsByItsCallersDeadlineHoweverLateItsOwnClockStarted() {
+    model.callsTools(call("call_1", "{\"agent\":\"researcher\",\"message\":\"Research\"}"));
+    loop.wake(analyst.id());
+    await().until(() -> childrenOf(analyst.taskId()).size() == 1);
+    SubAgent researcher =
+        childStarted(
+            childrenOf(analyst.taskId()).getFirst(),
+            null,
+            Instant.now().minusSeconds(1)); // its own run began just now, its caller's is over
+    model.replies("Too late.");
+
+    loop.wake(researcher.id());
+
+    await().until(() -> taskOf(researcher).status() == TaskStatus.failed);
+    assertThat(taskOf(researcher).error())
+        .startsWith("Stopped by the deadline of the task that asked for this work");
+    assertThat(model.requests()).as("the analyst's turn only").hasSize(1);
+  }
+
   // --- fixtures -----------------------------------------------------------------------------
+
+  /** The child's sub-agent, as agent-init starts it: active, with its instruction to answer. */
+  private SubAgent childStarted(Task child, ChatLimits limits, Instant callerDeadline) {
+    Instant now = Instant.now();
+    SubAgent researcher =
+        mongo.insert(
+            new SubAgent(
+                Ids.derived(child.id(), "sub-agent"),
+                child.id(),
+                child.chatId(),
+                "researcher",
+                SubAgentStatus.active,
+                0,
+                null,
+                null,
+                now,
+                now,
+                null,
+                new SubAgent.Settings(
+                    null, limits, child.delegation().rootTaskId(), callerDeadline)));
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(child.id())),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("status", TaskStatus.running)
+            .set("subAgentId", researcher.id()),
+        Task.class);
+    append(researcher, SubAgentMessage.SYSTEM, "You research.");
+    append(researcher, SubAgentMessage.USER, child.instruction());
+    return researcher;
+  }
+
+  private static Task taskOf(SubAgent subAgent) {
+    return mongo.findById(subAgent.taskId(), Task.class);
+  }
+
+  private static long runTokens(String taskId) {
+    return mongo
+        .findById(taskId, Document.class, Collections.TASKS)
+        .get(Task.RUN_TOKENS, Number.class)
+        .longValue();
+  }
 
   /** The {@code TaskCreated} published for the task, read from the broker. */
   private static TaskCreated publishedTaskCreated(String taskId) {

@@ -7,6 +7,7 @@ import dev.agentrt.store.Collections;
 import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.Plans;
 import dev.agentrt.store.RunLedger;
+import dev.agentrt.store.TaskCancellation;
 import java.util.concurrent.Executors;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -38,6 +39,12 @@ class AnswerConfiguration {
         answer -> publish(answer, outbox, ledger),
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("final-answer-", 0).factory()),
         leases);
+  }
+
+  @Bean
+  TaskCancellation taskCancellation(
+      MongoTemplate mongo, Outbox outbox, EventCodec codec, RunLedger ledger) {
+    return new TaskCancellation(mongo, outbox, codec, ledger);
   }
 
   @Bean

@@ -29,10 +29,10 @@ import org.springframework.stereotype.Component;
  * than the listener retries (about 15 s), or never handled. For a task that ended ({@code success},
  * {@code failed}, {@code cancelled}) between {@code lookback} and {@code grace} ago, the outcome is
  * read back from what was stored with its event, with the event's own id (as agent-loop's {@code
- * OutcomeRecorder}, agent-init and the orchestrator's {@code TaskCancellation} derive it); if the
- * chat has no answer of that outcome, it is offered to {@link PendingAnswers} as the listener
- * offers it. The answer's id derives from the event's, so the event arriving later, a replay, or
- * another finalizer writes nothing more.
+ * OutcomeRecorder}, agent-init and libs/store {@code TaskCancellation} derive it); if the chat has
+ * no answer of that outcome, it is offered to {@link PendingAnswers} as the listener offers it. The
+ * answer's id derives from the event's, so the event arriving later, a replay, or another finalizer
+ * writes nothing more.
  */
 @Component
 @EnableConfigurationProperties(MissingAnswerProperties.class)

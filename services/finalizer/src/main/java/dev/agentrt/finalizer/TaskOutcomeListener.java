@@ -5,6 +5,7 @@ import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.events.TaskCompleted;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.platform.messaging.IncomingEvents;
+import dev.agentrt.store.TaskCancellation;
 import java.util.function.Consumer;
 import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
@@ -12,23 +13,33 @@ import org.springframework.stereotype.Component;
 /**
  * A task that completed, failed or was cancelled gets its answer in the chat: its outcome goes to
  * {@link PendingAnswers}, which records it and writes the answer on a thread of its own, so the
- * consumer moves on at once, whatever the model's pace. Other task events are not this service's
- * business. Bound to {@code agentrt.tasks} as {@code taskOutcomes-in-0} (application.yml).
+ * consumer moves on at once, whatever the model's pace. A task that failed (a limit, a model error)
+ * first has its running descendants cancelled as the cancel API cancels them ({@link
+ * TaskCancellation#cancelChildrenOf}), so none calls the model for a dead tree: one read for a task
+ * without children, and this event is redelivered until it is done. Other task events are not this
+ * service's business. Bound to {@code agentrt.tasks} as {@code taskOutcomes-in-0}
+ * (application.yml).
  */
 @Component("taskOutcomes")
 class TaskOutcomeListener implements Consumer<Message<byte[]>> {
 
   private final IncomingEvents events;
   private final PendingAnswers pending;
+  private final TaskCancellation cancellation;
 
-  TaskOutcomeListener(IncomingEvents events, PendingAnswers pending) {
+  TaskOutcomeListener(
+      IncomingEvents events, PendingAnswers pending, TaskCancellation cancellation) {
     this.events = events;
     this.pending = pending;
+    this.cancellation = cancellation;
   }
 
   @Override
   public void accept(Message<byte[]> message) {
-    Event event = events.decode(message);
+    handle(events.decode(message));
+  }
+
+  void handle(Event event) {
     TaskOutcome outcome =
         switch (event) {
           case TaskCompleted completed -> TaskOutcome.of(completed);
@@ -36,6 +47,9 @@ class TaskOutcomeListener implements Consumer<Message<byte[]>> {
           case TaskCancelled cancelled -> TaskOutcome.of(cancelled);
           default -> null;
         };
+    if (event instanceof TaskFailed failed) {
+      cancellation.cancelChildrenOf(failed.taskId());
+    }
     if (outcome != null) {
       pending.offer(outcome);
     }

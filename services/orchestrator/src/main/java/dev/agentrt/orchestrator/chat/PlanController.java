@@ -5,6 +5,7 @@ import dev.agentrt.store.PlanNode;
 import dev.agentrt.store.PlanNodeStatus;
 import dev.agentrt.store.PlanStatus;
 import dev.agentrt.store.Plans;
+import dev.agentrt.store.TaskCancellation;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.agentrt.orchestrator.chat;
 
+import dev.agentrt.store.TaskCancellation;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import org.springframework.http.HttpStatus;

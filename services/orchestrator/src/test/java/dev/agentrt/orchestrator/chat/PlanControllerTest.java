@@ -18,6 +18,7 @@ import dev.agentrt.store.PlanStatus;
 import dev.agentrt.store.Plans;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskCancellation;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.UnreachableBroker;

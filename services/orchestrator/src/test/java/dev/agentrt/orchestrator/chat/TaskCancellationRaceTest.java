@@ -18,6 +18,7 @@ import dev.agentrt.store.StoreIndexes;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskCancellation;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.testing.MongoGate;
 import java.time.Instant;

@@ -1,18 +1,9 @@
-package dev.agentrt.orchestrator.chat;
+package dev.agentrt.store;
 
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
-import dev.agentrt.store.Collections;
-import dev.agentrt.store.RunEvent;
-import dev.agentrt.store.RunLedger;
-import dev.agentrt.store.SubAgentCancellation;
-import dev.agentrt.store.SubAgentMessage;
-import dev.agentrt.store.Task;
-import dev.agentrt.store.TaskEventIds;
-import dev.agentrt.store.TaskStatus;
-import dev.agentrt.store.ToolCall;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -22,15 +13,16 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.data.mongodb.core.query.Update;
-import org.springframework.stereotype.Component;
 
 /**
- * Cancels a task at the person's request: the task and its sub-agent become {@code cancelled} (a
- * conditional update, once), so the loop schedules no further model turn. {@code TaskCancelled}, in
- * the task's outbox, tells agent-loop and tool-runner, which stop the model call and the tools in
- * flight at once (the lease of a turn is not renewed either once its sub-agent is cancelled); the
- * finalizer, which says so in the chat with what was done so far; and agent-init, which cancels the
- * sub-agent too (for a cancellation that died between its two writes).
+ * Cancels a task at the person's request (the orchestrator's cancel API), and the running subtree
+ * of a task that failed (the finalizer, on {@code TaskFailed}): the task and its sub-agent become
+ * {@code cancelled} (a conditional update, once), so the loop schedules no further model turn.
+ * {@code TaskCancelled}, in the task's outbox, tells agent-loop and tool-runner, which stop the
+ * model call and the tools in flight at once (the lease of a turn is not renewed either once its
+ * sub-agent is cancelled); the finalizer, which says so in the chat with what was done so far; and
+ * agent-init, which cancels the sub-agent too (for a cancellation that died between its two
+ * writes).
  *
  * <p>Safe against a concurrent start (agent-init): the task is cancelled only while {@code
  * created}, {@code running} or {@code waiting}, and its sub-agent is found by the task, whether or
@@ -42,14 +34,13 @@ import org.springframework.stereotype.Component;
  * each child's {@code TaskCancelled} fails its parent's pending call with {@code cancelled} (the
  * finalizer delivers it). Cancelling an ended task again cancels what is left of its subtree.
  */
-@Component
-class TaskCancellation {
+public class TaskCancellation {
 
   private static final List<TaskStatus> CANCELLABLE =
       List.of(TaskStatus.created, TaskStatus.running, TaskStatus.waiting);
 
   /** What became of a request to cancel. */
-  sealed interface Result {
+  public sealed interface Result {
     record Cancelled(Task task) implements Result {}
 
     record AlreadyEnded(Task task) implements Result {}
@@ -63,14 +54,14 @@ class TaskCancellation {
   private final RunLedger ledger;
   private final Clock clock = Clock.systemUTC();
 
-  TaskCancellation(MongoTemplate mongo, Outbox outbox, EventCodec codec, RunLedger ledger) {
+  public TaskCancellation(MongoTemplate mongo, Outbox outbox, EventCodec codec, RunLedger ledger) {
     this.mongo = mongo;
     this.outbox = outbox;
     this.codec = codec;
     this.ledger = ledger;
   }
 
-  Result cancel(String taskId) {
+  public Result cancel(String taskId) {
     Task task = mongo.findById(taskId, Task.class);
     if (task == null) {
       return new Result.NotFound();
@@ -119,8 +110,12 @@ class TaskCancellation {
     return new Result.Cancelled(stored);
   }
 
-  /** Cancels the child tasks still going, and their subtrees. */
-  private void cancelChildrenOf(String taskId) {
+  /**
+   * Cancels the child tasks still going, and their subtrees: for a task that ended otherwise than
+   * by a cancellation (failed), so that none of its descendants calls the model for a dead tree.
+   * Safe to repeat.
+   */
+  public void cancelChildrenOf(String taskId) {
     mongo
         .find(
             Query.query(
