@@ -39,6 +39,7 @@ public final class Plans {
   private final Outbox outbox;
   private final EventCodec codec;
   private final RunLedger ledger;
+  private final TaskCancellation cancellation;
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
   public Plans(MongoTemplate mongo, Outbox outbox, EventCodec codec, RunLedger ledger) {
@@ -46,6 +47,7 @@ public final class Plans {
     this.outbox = outbox;
     this.codec = codec;
     this.ledger = ledger;
+    this.cancellation = new TaskCancellation(mongo, outbox, codec, ledger);
   }
 
   /** The id of a node's task: the same whoever starts it, however often. */
@@ -287,6 +289,13 @@ public final class Plans {
       task = mongo.findById(node.taskId(), Task.class);
     }
     outbox.publishOrLeaveToRelay(Collections.TASKS, task.id(), task.outbox());
+    // A cancel of the plan marks it first, then cancels its running nodes' tasks; this start
+    // stored the task first and reads the plan after. So a cancel that found no task yet is seen
+    // here, and the task is cancelled before anything runs on it.
+    Plan current = mongo.findById(plan.id(), Plan.class);
+    if (current != null && current.cancelRequested()) {
+      cancellation.cancel(task.id());
+    }
   }
 
   /** The node's instruction, then the results of the nodes it depends on, one section each. */

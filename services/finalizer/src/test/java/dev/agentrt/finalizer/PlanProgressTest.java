@@ -217,6 +217,28 @@ class PlanProgressTest {
   }
 
   @Test
+  void aNodeTaskStoredAfterItsPlanWasCancelledIsCancelledBeforeItRuns() {
+    Plan plan = start(node("r1", "Research Kafka"), writer("r1"));
+    end(plan, "r1", TaskStatus.success, "Kafka.", null);
+    // w was marked running; the plan's cancel came before w's task was stored, so it found no
+    // task to cancel
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(plan.id())),
+        new Update()
+            .set("nodes.0.status", PlanNodeStatus.success)
+            .set("nodes.0.result", "Kafka.")
+            .set("nodes.1.status", PlanNodeStatus.running)
+            .set("cancelRequested", true)
+            .set("updatedAt", Instant.now().minusSeconds(60)),
+        Plan.class);
+
+    progress.sweep();
+
+    Task writer = mongo.findById(Plans.taskId(plan.id(), "w"), Task.class);
+    assertThat(writer.status()).isEqualTo(TaskStatus.cancelled);
+  }
+
+  @Test
   void anEndedPlanWhoseAnswerNobodyWritesIsAnsweredByTheSweep() {
     Plan plan = start(node("r1", "Research Kafka"));
     end(plan, "r1", TaskStatus.success, "Kafka is a log.", null);
