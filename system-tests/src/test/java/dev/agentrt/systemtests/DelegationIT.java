@@ -224,6 +224,61 @@ class DelegationIT {
     assertThat(said.get(4).path("content").asString()).contains("cancelled at your request");
   }
 
+  @Test
+  void withTwoCopiesOfEveryServiceEachChildStartsOnceAndEachResultIsDeliveredOnce() {
+    try (RunningServices copies =
+        stack.startCopies(
+            "delegation-copies",
+            List.of(
+                "orchestrator",
+                "agent-init",
+                "agent-loop",
+                "tool-runner",
+                "finalizer",
+                "notifier"))) {
+      List<String> chats = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        String chatId = api.createChat();
+        api.postMessage(chatId, "Compare Kafka and MongoDB");
+        chats.add(chatId);
+      }
+      for (String chatId : chats) {
+        List<JsonNode> tasks = awaitTasks(chatId, 3, "success");
+        assertThat(tasks).filteredOn(t -> t.path("depth").asInt() == 1).hasSize(2);
+      }
+      // Everything published has been consumed by both copies: a late double would be stored.
+      Topology topology = new Topology(stack.kafka.bootstrapServers());
+      await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
+      for (String chatId : chats) {
+        assertThat(tasks(chatId)).as("no child started twice").hasSize(3);
+        for (JsonNode task : tasks(chatId)) {
+          JsonNode details = api.get("/api/tasks/" + task.path("id").asString()).body();
+          List<JsonNode> messages = list(details.path("messages"));
+          List<String> asked =
+              messages.stream()
+                  .filter(m -> m.path("role").asString().equals("assistant"))
+                  .flatMap(m -> list(m.path("toolCalls")).stream())
+                  .map(call -> call.path("id").asString())
+                  .toList();
+          List<String> results =
+              messages.stream()
+                  .filter(m -> m.path("role").asString().equals("tool"))
+                  .map(m -> m.path("toolCallId").asString())
+                  .toList();
+          assertThat(results)
+              .as("one result per call in the %s's conversation", task.path("agent").asString())
+              .isNotEmpty()
+              .containsExactlyInAnyOrderElementsOf(asked);
+        }
+        assertThat(list(api.get("/api/chats/" + chatId + "/messages").body()))
+            .filteredOn(m -> m.path("role").asString().equals("assistant"))
+            .as("one answer")
+            .hasSize(1);
+      }
+      assertThat(copies.allAlive()).isTrue();
+    }
+  }
+
   // --- helpers ------------------------------------------------------------------------------
 
   private List<JsonNode> awaitTasks(String chatId, int count, String status) {
