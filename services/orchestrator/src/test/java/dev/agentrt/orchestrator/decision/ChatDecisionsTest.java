@@ -140,7 +140,11 @@ class ChatDecisionsTest {
     assertThat(answered(second)).isTrue();
     assertThat(answered(third)).isTrue();
     assertThat(threads.started()).isEqualTo(1);
-    assertThat(mongo.findById("chat", Chat.class).deciding()).as("let go when done").isNull();
+    // The hold ends after the last message's flag goes: wait for that write.
+    await()
+        .alias("let go when done")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> mongo.findById("chat", Chat.class).deciding() == null);
   }
 
   @Test
