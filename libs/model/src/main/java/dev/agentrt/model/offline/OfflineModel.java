@@ -45,6 +45,9 @@ import java.util.List;
  *   <li>anything else: an answer that says what to try.
  * </ol>
  *
+ * Every {@code new_task}, {@code reactivate} and {@code plan} carries {@code "confidence":0.9} and
+ * a {@code reason} naming its rule.
+ *
  * <h2>AGENT_TURN</h2>
  *
  * A task whose instruction starts with "write a report" is the writer's ({@link Writer}): one

@@ -371,7 +371,11 @@ class Orchestrator {
                 null,
                 now,
                 now,
-                List.of(OutboxEntry.of(created, codec))),
+                List.of(OutboxEntry.of(created, codec)),
+                null,
+                null,
+                null,
+                new Task.Routing(newTask.confidence(), newTask.reason(), false)),
             Task.class,
             taskId);
     ledger.append(
@@ -382,7 +386,16 @@ class Orchestrator {
         null,
         newTask.agent(),
         RunLedger.data(
-            "agent", newTask.agent(), "task", newTask.instruction(), "reactivated", false));
+            "agent",
+            newTask.agent(),
+            "task",
+            newTask.instruction(),
+            "reactivated",
+            false,
+            "confidence",
+            newTask.confidence(),
+            "reason",
+            newTask.reason()));
     return new Written(
         new Publication(Collections.TASKS, taskId, task.document().outbox()), task.inserted());
   }
@@ -405,9 +418,23 @@ class Orchestrator {
                 null,
                 List.of(messageAdded(subAgent, id, SubAgentMessage.USER, now))),
             now);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.taskId())),
+        new Update()
+            .set("routing", new Task.Routing(reactivate.confidence(), reactivate.reason(), false)),
+        Task.class);
     Map<String, Object> handoff =
         RunLedger.data(
-            "agent", subAgent.agent(), "task", reactivate.message(), "reactivated", true);
+            "agent",
+            subAgent.agent(),
+            "task",
+            reactivate.message(),
+            "reactivated",
+            true,
+            "confidence",
+            reactivate.confidence(),
+            "reason",
+            reactivate.reason());
     ledger.append(subAgent, "handoff/" + id, RunEvent.HANDOFF, handoff);
     ledger.append(subAgent, "run_start/" + id, RunEvent.RUN_START, handoff);
     return new Written(wake(subAgent, followUp.message()), followUp.inserted());

@@ -311,7 +311,7 @@ class ChatDecisionsTest {
         ? ScriptedModel.reply(
             "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\""
                 + message
-                + "\"}",
+                + "\",\"confidence\":0.9,\"reason\":\"It is slow work.\"}",
             List.of())
         : ScriptedModel.reply("{\"action\":\"answer\",\"answer\":\"Noted.\"}", List.of());
   }

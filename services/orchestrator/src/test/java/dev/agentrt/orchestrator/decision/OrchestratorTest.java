@@ -59,6 +59,11 @@ import org.springframework.data.mongodb.core.query.Update;
 class OrchestratorTest {
 
   private static final EventCodec CODEC = new EventCodec();
+  private static final String SURE = "\"confidence\":0.9,\"reason\":\"The person asked for it.\"";
+  private static final String RESEARCH_KAFKA =
+      "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\","
+          + SURE
+          + "}";
   private static final OrchestratorProperties PROPERTIES =
       new OrchestratorProperties(
           20, 3, Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30));
@@ -134,8 +139,7 @@ class OrchestratorTest {
   @Test
   void startsATaskForTheAgentTheModelChose() {
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
-    model.replies(
-        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+    model.replies(RESEARCH_KAFKA);
 
     Publication written = orchestrator.handle(research);
 
@@ -147,6 +151,7 @@ class OrchestratorTest {
     assertThat(task.instruction()).isEqualTo("Research Kafka");
     assertThat(task.chatId()).isEqualTo(CHAT);
     assertThat(task.status()).isEqualTo(TaskStatus.created);
+    assertThat(task.routing()).isEqualTo(new Task.Routing(0.9, "The person asked for it.", false));
     assertThat(events(task.outbox()))
         .singleElement()
         .isInstanceOfSatisfying(
@@ -174,7 +179,9 @@ class OrchestratorTest {
     model.replies(
         "{\"action\":\"reactivate\",\"subAgentId\":\""
             + earlier.subAgent().id()
-            + "\",\"message\":\"Also research MongoDB\"}");
+            + "\",\"message\":\"Also research MongoDB\","
+            + SURE
+            + "}");
 
     Publication written = orchestrator.handle(also);
 
@@ -197,6 +204,8 @@ class OrchestratorTest {
     assertThat(written.outbox()).isEqualTo(followUp.outbox());
     assertThat(statusOf(earlier.subAgent())).isEqualTo(SubAgentStatus.active);
     assertThat(statusOf(earlier.task())).isEqualTo(TaskStatus.running);
+    assertThat(mongo.findById(earlier.task().id(), Task.class).routing())
+        .isEqualTo(new Task.Routing(0.9, "The person asked for it.", false));
     assertThat(mongo.findAll(Task.class)).hasSize(1);
     assertThat(assistantMessages()).isEmpty();
   }
@@ -301,7 +310,9 @@ class OrchestratorTest {
   void refusesAnUnknownAgentAndNamesTheAgentsThereAre() {
     ChatMessage poem = stored.userMessage(CHAT, "Write me a poem");
     model.replies(
-        "{\"action\":\"new_task\",\"agent\":\"poet\",\"instruction\":\"Write a poem\"}",
+        "{\"action\":\"new_task\",\"agent\":\"poet\",\"instruction\":\"Write a poem\","
+            + SURE
+            + "}",
         "{\"action\":\"answer\",\"answer\":\"I have no poet, sorry.\"}");
 
     orchestrator.handle(poem);
@@ -323,7 +334,9 @@ class OrchestratorTest {
     String foreign =
         "{\"action\":\"reactivate\",\"subAgentId\":\""
             + elsewhere.subAgent().id()
-            + "\",\"message\":\"MongoDB\"}";
+            + "\",\"message\":\"MongoDB\","
+            + SURE
+            + "}";
     model.replies(foreign, foreign, foreign);
 
     orchestrator.handle(also);
@@ -357,6 +370,25 @@ class OrchestratorTest {
   }
 
   @Test
+  void aConfidenceAboveOneIsRepairedWithTheReason() {
+    ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
+    model.replies(
+        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\","
+            + "\"confidence\":1.5,\"reason\":\"Sure.\"}",
+        RESEARCH_KAFKA);
+
+    orchestrator.handle(research);
+
+    assertThat(model.requests().get(1).messages().getLast().content())
+        .startsWith("Your previous decision was invalid: field 'confidence': ")
+        .contains("1");
+    assertThat(mongo.findAll(Task.class))
+        .singleElement()
+        .extracting(Task::routing)
+        .isEqualTo(new Task.Routing(0.9, "The person asked for it.", false));
+  }
+
+  @Test
   void startsEveryNodeWithoutDependenciesAtOnceAndNoOther() {
     ChatMessage report = stored.userMessage(CHAT, "Write a report on Kafka and Redis");
     model.replies(PLAN);
@@ -378,6 +410,9 @@ class OrchestratorTest {
         .containsExactlyInAnyOrder(
             tuple(Plans.taskId(plan.id(), "r1"), "researcher", "Research Kafka"),
             tuple(Plans.taskId(plan.id(), "r2"), "researcher", "Research Redis"));
+    assertThat(mongo.findAll(Task.class))
+        .extracting(Task::routing)
+        .containsOnly(new Task.Routing(0.9, "A report needs research first.", false));
     assertThat(mongo.findAll(Task.class))
         .allSatisfy(
             t ->
@@ -407,7 +442,8 @@ class OrchestratorTest {
         """
         {"action":"plan","nodes":[
           {"id":"a","agent":"researcher","instruction":"Research Kafka","dependsOn":["b"]},
-          {"id":"b","agent":"writer","instruction":"Write","dependsOn":["a"]}]}""";
+          {"id":"b","agent":"writer","instruction":"Write","dependsOn":["a"]}],
+         "confidence":0.9,"reason":"A report needs research first."}""";
     model.replies(cycle, cycle, cycle);
 
     orchestrator.handle(report);
@@ -439,7 +475,8 @@ class OrchestratorTest {
       {"action":"plan","nodes":[
         {"id":"r1","agent":"researcher","instruction":"Research Kafka"},
         {"id":"r2","agent":"researcher","instruction":"Research Redis","dependsOn":[]},
-        {"id":"w","agent":"writer","instruction":"Write a report","dependsOn":["r1","r2"]}]}""";
+        {"id":"w","agent":"writer","instruction":"Write a report","dependsOn":["r1","r2"]}],
+       "confidence":0.9,"reason":"A report needs research first."}""";
 
   @Test
   void retriesAModelThatKeepsFailingThenApologises() {
@@ -458,10 +495,7 @@ class OrchestratorTest {
   @Test
   void retriesATransientModelFailureThenCarriesOutTheDecision() {
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
-    model
-        .fails(ScriptedModel.transientFailure())
-        .replies(
-            "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+    model.fails(ScriptedModel.transientFailure()).replies(RESEARCH_KAFKA);
 
     orchestrator.handle(research);
 
@@ -484,8 +518,7 @@ class OrchestratorTest {
   @Test
   void aRedeliveredMessageMakesNoSecondTaskAndNoSecondModelCall() {
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
-    model.replies(
-        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+    model.replies(RESEARCH_KAFKA);
 
     Publication first = orchestrator.handle(research);
     Publication again = orchestrator.handle(research);
@@ -517,7 +550,9 @@ class OrchestratorTest {
     model.replies(
         "{\"action\":\"reactivate\",\"subAgentId\":\""
             + earlier.subAgent().id()
-            + "\",\"message\":\"MongoDB\"}");
+            + "\",\"message\":\"MongoDB\","
+            + SURE
+            + "}");
 
     orchestrator.handle(also);
     orchestrator.handle(also);
@@ -689,9 +724,7 @@ class OrchestratorTest {
   @Test
   void aTaskWithoutSubAgentYetIsListedWithoutOne() {
     ChatMessage first = stored.userMessage(CHAT, "Research Kafka");
-    model.replies(
-        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}",
-        "{\"action\":\"answer\",\"answer\":\"Hi\"}");
+    model.replies(RESEARCH_KAFKA, "{\"action\":\"answer\",\"answer\":\"Hi\"}");
     orchestrator.handle(first);
     ChatMessage second = stored.userMessage(CHAT, "Hello");
 
@@ -713,9 +746,7 @@ class OrchestratorTest {
     stored.chat(CHAT, "chat-model");
     ChatMessage first = stored.userMessage(CHAT, "Hello");
     ChatMessage second = stored.userMessage(CHAT, "Research Kafka", "message-model");
-    model.replies(
-        "{\"action\":\"answer\",\"answer\":\"Hi\"}",
-        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+    model.replies("{\"action\":\"answer\",\"answer\":\"Hi\"}", RESEARCH_KAFKA);
 
     orchestrator.handle(first);
     orchestrator.handle(second);
@@ -734,8 +765,7 @@ class OrchestratorTest {
   void withoutAChosenModelTheDecisionAndTheTaskUseTheDefault() {
     stored.chat(CHAT, null);
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
-    model.replies(
-        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+    model.replies(RESEARCH_KAFKA);
 
     orchestrator.handle(research);
 
@@ -765,8 +795,7 @@ class OrchestratorTest {
   void aDecisionThatStartsATaskCountsOnTheChatNotOnTheTask() {
     stored.chat(CHAT, null);
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
-    model.replies(
-        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+    model.replies(RESEARCH_KAFKA);
 
     orchestrator.handle(research);
     orchestrator.handle(research);
@@ -786,7 +815,9 @@ class OrchestratorTest {
     model.replies(
         "{\"action\":\"reactivate\",\"subAgentId\":\""
             + earlier.subAgent().id()
-            + "\",\"message\":\"MongoDB\"}");
+            + "\",\"message\":\"MongoDB\","
+            + SURE
+            + "}");
 
     orchestrator.handle(also);
     orchestrator.handle(also);
