@@ -235,7 +235,8 @@ class ChatDecisionsTest {
                 new ChatPlans(
                     Stored.plans(mongo),
                     AgentCatalog.fromClasspath("agents.yml"),
-                    new PlanProperties(12))) {
+                    new PlanProperties(12)),
+                new RoutingProperties(0.7)) {
               @Override
               Publication handle(ChatMessage message) {
                 if (message.id().equals(broken.id())) {
@@ -282,7 +283,8 @@ class ChatDecisionsTest {
             new ChatPlans(
                 Stored.plans(mongo),
                 AgentCatalog.fromClasspath("agents.yml"),
-                new PlanProperties(12))));
+                new PlanProperties(12)),
+            new RoutingProperties(0.7)));
   }
 
   private ChatDecisions decisions(Orchestrator orchestrator) {

@@ -39,6 +39,7 @@ import dev.agentrt.store.Usage;
 import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.ScriptedModel;
+import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -90,23 +91,24 @@ class OrchestratorTest {
   void freshState() {
     mongoServer.clear();
     model = new ScriptedModel();
-    orchestrator =
-        new Orchestrator(
-            mongo,
-            new SubAgentConversations(mongo),
-            AgentCatalog.fromClasspath("agents.yml"),
-            new Decider(model, PROPERTIES),
-            CODEC,
-            PROPERTIES,
-            new UsageCounter(mongo),
-            new RunLedger(mongo),
-            new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
-            Approvals.withoutBroker(mongo),
-            new ChatPlans(
-                Stored.plans(mongo),
-                AgentCatalog.fromClasspath("agents.yml"),
-                new PlanProperties(12)));
+    orchestrator = orchestrator(AgentCatalog.fromClasspath("agents.yml"));
     stored = new Stored(mongo);
+  }
+
+  private Orchestrator orchestrator(AgentCatalog agents) {
+    return new Orchestrator(
+        mongo,
+        new SubAgentConversations(mongo),
+        agents,
+        new Decider(model, PROPERTIES),
+        CODEC,
+        PROPERTIES,
+        new UsageCounter(mongo),
+        new RunLedger(mongo),
+        new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
+        Approvals.withoutBroker(mongo),
+        new ChatPlans(Stored.plans(mongo), agents, new PlanProperties(12)),
+        new RoutingProperties(0.7));
   }
 
   @Test
@@ -320,7 +322,7 @@ class OrchestratorTest {
     assertThat(model.requests().get(1).messages().getLast().content())
         .startsWith(
             "Your previous decision was invalid: there is no agent 'poet'; the agents are:"
-                + " analyst, researcher, scribe, writer");
+                + " analyst, assistant, researcher, scribe, writer");
     assertThat(mongo.findAll(Task.class)).isEmpty();
     assertThat(onlyAssistantMessage().content()).isEqualTo("I have no poet, sorry.");
   }
@@ -386,6 +388,73 @@ class OrchestratorTest {
         .singleElement()
         .extracting(Task::routing)
         .isEqualTo(new Task.Routing(0.9, "The person asked for it.", false));
+  }
+
+  @Test
+  void aTaskDecidedWithLowConfidenceGoesToTheFallbackAgent() {
+    ChatMessage sing = stored.userMessage(CHAT, "Sing me a song");
+    model.replies(
+        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Sing a song\","
+            + "\"confidence\":0.4,\"reason\":\"Nobody here sings.\"}");
+
+    orchestrator.handle(sing);
+
+    Task task = mongo.findAll(Task.class).getFirst();
+    assertThat(mongo.findAll(Task.class)).hasSize(1);
+    assertThat(task.agent()).isEqualTo("assistant");
+    assertThat(task.instruction()).isEqualTo("Sing a song");
+    assertThat(task.routing()).isEqualTo(new Task.Routing(0.4, "Nobody here sings.", true));
+    assertThat(events(task.outbox()))
+        .singleElement()
+        .isInstanceOfSatisfying(
+            TaskCreated.class, e -> assertThat(e.agent()).isEqualTo("assistant"));
+  }
+
+  @Test
+  void aTaskDecidedAtTheMinimumConfidenceGoesToTheAgentChosen() {
+    ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
+    model.replies(
+        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\","
+            + "\"confidence\":0.7,\"reason\":\"Probably research.\"}");
+
+    orchestrator.handle(research);
+
+    assertThat(mongo.findAll(Task.class))
+        .singleElement()
+        .satisfies(
+            t -> {
+              assertThat(t.agent()).isEqualTo("researcher");
+              assertThat(t.routing()).isEqualTo(new Task.Routing(0.7, "Probably research.", false));
+            });
+  }
+
+  @Test
+  void withoutAFallbackAgentLowConfidenceAsksThePersonToClarify() {
+    orchestrator =
+        orchestrator(
+            AgentCatalog.read(
+                new ByteArrayInputStream(
+                    """
+                    agents:
+                      - name: researcher
+                        description: Researches.
+                        systemPrompt: You research.
+                    """
+                        .getBytes(StandardCharsets.UTF_8)),
+                "test agents"));
+    ChatMessage sing = stored.userMessage(CHAT, "Sing me a song");
+    model.replies(
+        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Sing a song\","
+            + "\"confidence\":0.2,\"reason\":\"Nobody here sings.\"}");
+
+    orchestrator.handle(sing);
+    orchestrator.handle(sing);
+
+    assertThat(mongo.findAll(Task.class)).isEmpty();
+    ChatMessage answer = onlyAssistantMessage();
+    assertThat(answer.id()).isEqualTo(Ids.derived(sing.id(), "answer"));
+    assertThat(answer.content()).isEqualTo(LowConfidence.CLARIFY);
+    assertThat(model.requests()).hasSize(1);
   }
 
   @Test
@@ -678,6 +747,9 @@ class OrchestratorTest {
             "Context: {\"agents\":[{\"name\":\"analyst\",\"description\":\"Splits a comparison or"
                 + " a question with several parts into one request per subject, has researchers"
                 + " work on them in parallel, and writes one answer.\"},"
+                + "{\"name\":\"assistant\",\"description\":\"A general assistant for requests"
+                + " no other agent fits; says what this system can do and answers what it can"
+                + " itself. Uses no tools.\"},"
                 + "{\"name\":\"researcher\",\"description\":\"Researches a subject"
                 + " in the project's documents and answers with sources.\"},"
                 + "{\"name\":\"scribe\",\"description\":\"Writes a note (a markdown file) with"
