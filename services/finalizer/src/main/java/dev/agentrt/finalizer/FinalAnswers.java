@@ -96,15 +96,14 @@ class FinalAnswers {
     if (task == null) {
       throw new IllegalStateException("task " + outcome.taskId() + " is not stored");
     }
-    TaskOutcome told = Reroutes.told(task, outcome);
     return write(
         new Brief(
             id,
             outcome.chatId(),
             task.id(),
             task.model(),
-            brief(task, told),
-            plainAnswer(task, told)));
+            brief(task, outcome),
+            plainAnswer(task, outcome)));
   }
 
   /**
