@@ -22,9 +22,13 @@ final class Decider {
   private static final String ANALYST = "analyst";
   private static final String SCRIBE = "scribe";
   private static final String WRITER = "writer";
+  private static final String ASSISTANT = "assistant";
 
   /** The confidence of a rule that recognised the message. */
   private static final double SURE = 0.9;
+
+  /** The confidence of the guess for a message no rule recognised: below the default minimum. */
+  private static final double UNSURE = 0.3;
 
   private static final String HELP =
       "Hello! I can research subjects in the project's documents for you: try \"Research Kafka\""
@@ -70,6 +74,12 @@ final class Decider {
       return agent == null
           ? answer(NO_AGENTS)
           : newTask(agent, message, "The message asks to research a subject.");
+    }
+    if (lists(context, ASSISTANT)) {
+      return routed(
+          Json.object("action", "new_task", "agent", ASSISTANT, "instruction", message),
+          UNSURE,
+          "No rule recognised the message; the assistant says what the system can do.");
     }
     return answer(NOT_UNDERSTOOD);
   }

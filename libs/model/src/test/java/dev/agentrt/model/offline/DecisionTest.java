@@ -183,7 +183,24 @@ class DecisionTest {
   }
 
   @Test
-  void anythingElseIsAnsweredWithWhatToTry() {
+  void anythingElseGoesToTheAssistantWithLowConfidenceWhenItIsListed() {
+    String withAssistant =
+        "{\"agents\":[{\"name\":\"assistant\",\"description\":\"x\"},"
+            + "{\"name\":\"researcher\",\"description\":\"y\"}],\"tasks\":[]}";
+
+    assertThat(decide(withAssistant, "The weather is nice"))
+        .isEqualTo(
+            "{\"action\":\"new_task\",\"agent\":\"assistant\","
+                + "\"instruction\":\"The weather is nice\",\"confidence\":0.3,"
+                + "\"reason\":\"No rule recognised the message; the assistant says what the"
+                + " system can do.\"}");
+    assertThat(decide(withAssistant, "Research Kafka"))
+        .as("a recognised message still goes where its rule says")
+        .contains("\"agent\":\"researcher\"");
+  }
+
+  @Test
+  void anythingElseWithoutAnAssistantIsAnsweredWithWhatToTry() {
     assertThat(decide(TWO_TASKS, "The weather is nice"))
         .startsWith("{\"action\":\"answer\",\"answer\":\"I'm not sure what you'd like me to do.");
   }
