@@ -164,8 +164,8 @@ public final class AgentCatalog {
   }
 
   /**
-   * The agent a task goes to when the orchestrator is not sure enough of its choice, and a failed
-   * task once more ({@code routing.fallbackAgent}); empty when none is configured.
+   * The agent a task goes to when the orchestrator is not sure enough of its choice ({@code
+   * routing.fallbackAgent}); empty when none is configured.
    */
   public Optional<String> fallbackAgent() {
     return fallbackAgent;
