@@ -164,7 +164,9 @@ final class FakeOpenAi implements AutoCloseable {
           JSON.createObjectNode()
               .put("action", "new_task")
               .put("agent", AGENT)
-              .put("instruction", last);
+              .put("instruction", last)
+              .put("confidence", 0.9)
+              .put("reason", "Every bench message is the bench agent's work.");
       return new Reply(completion(JSON.writeValueAsString(decision), null), null, 0);
     }
     Script script = null;

@@ -244,12 +244,18 @@ function taskCard(task) {
       el('span.badge', {}, STATUS_LABELS[task.status] ?? task.status),
       el('span.chevron', { 'aria-hidden': 'true' }, open ? '▾' : '▸')),
     el('p.task-instruction', {}, task.instruction),
+    task.routing ? el('p.task-routing', {}, routingLine(task.routing)) : null,
     task.error ? el('p.task-error', {}, task.error) : null,
     meta ? el('p.task-meta', {}, meta) : null,
     ACTIVE.has(task.status)
       ? el('div.task-actions', {}, el('button.button.small.danger-ghost', { type: 'button', onclick: () => cancelTask(task) }, 'Cancel'))
       : null,
     open ? el('div.task-timeline', {}, timeline) : null);
+}
+
+/** "routed with 0.82: <reason>", and whether it went to the fallback agent. */
+function routingLine(routing) {
+  return `${routing.fallback ? 'fallback, ' : ''}routed with ${routing.confidence.toFixed(2)}: ${routing.reason}`;
 }
 
 /** Tasks newest first, each followed by its children (oldest first), nested as deep as they go. */

@@ -46,7 +46,8 @@ final class FakeOpenAiServer implements AutoCloseable {
          "dependsOn":["ok"]},
         {"id":"bad","agent":"researcher","instruction":"Research what fails"},
         {"id":"after-bad","agent":"researcher","instruction":"[answer] Never runs.",
-         "dependsOn":["bad"]}]}""";
+         "dependsOn":["bad"]}],
+       "confidence":0.9,"reason":"Two independent branches."}""";
 
   private static final String ANSWER = "[answer] ";
 

@@ -41,7 +41,9 @@ final class OpenAiWire {
         JSON.createObjectNode()
             .put("action", "new_task")
             .put("agent", "researcher")
-            .put("instruction", instruction);
+            .put("instruction", instruction)
+            .put("confidence", 0.9)
+            .put("reason", "The person asks for research.");
     return text(JSON.writeValueAsString(decision));
   }
 

@@ -52,6 +52,28 @@ class PipelineIT {
   }
 
   @Test
+  void aMessageNoRuleRecognisesGoesToTheFallbackAssistantWithItsRoutingShown() {
+    String chatId = api.createChat();
+
+    api.postMessage(chatId, "Sing me a song");
+
+    JsonNode task = awaitTask(chatId, t -> t.path("status").asString().equals("success"));
+    assertThat(task.path("agent").asString()).isEqualTo("assistant");
+    assertThat(task.path("instruction").asString()).isEqualTo("Sing me a song");
+    JsonNode routing = task.path("routing");
+    assertThat(routing.path("confidence").asDouble()).isEqualTo(0.3);
+    assertThat(routing.path("fallback").asBoolean())
+        .as("0.3 is below the minimum confidence: the fallback path ran")
+        .isTrue();
+    assertThat(routing.path("reason").asString()).startsWith("No rule recognised the message");
+    JsonNode answer = awaitMessages(chatId, m -> m.size() == 2).get(1);
+    assertThat(answer.path("taskId").asString()).isEqualTo(task.path("id").asString());
+    assertThat(answer.path("content").asString())
+        .startsWith("I can't do \"Sing me a song\" myself.")
+        .contains("Research Kafka");
+  }
+
+  @Test
   void researchOfTwoSubjectsSearchesBothInOneTurnReadsThenAnswersWithSources() {
     String chatId = api.createChat();
 

@@ -18,8 +18,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * The declared agents, read from an agents file and checked: names well formed and unique, prompts
- * and descriptions present, step limits positive. A bad file stops start-up with a message naming
- * the agent and the problem.
+ * and descriptions present, step limits positive, the fallback agent declared. A bad file stops
+ * start-up with a message naming the agent and the problem.
  */
 public final class AgentCatalog {
 
@@ -37,15 +37,17 @@ public final class AgentCatalog {
   private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_-]{0,63}");
 
   private final Map<String, AgentDefinition> agents;
+  private final Optional<String> fallbackAgent;
 
-  private AgentCatalog(Map<String, AgentDefinition> agents) {
+  private AgentCatalog(Map<String, AgentDefinition> agents, Optional<String> fallbackAgent) {
     this.agents = agents;
+    this.fallbackAgent = fallbackAgent;
   }
 
   /**
    * Reads an agents file: {@code agents: [{name, description, systemPrompt, tools, maxSteps, model,
-   * outputSchema, delegates, approve}]}. Whether a {@code model} names a configured model is
-   * checked by the services that know the models.
+   * outputSchema, delegates, approve}]}, and optionally {@code routing: {fallbackAgent}}. Whether a
+   * {@code model} names a configured model is checked by the services that know the models.
    */
   public static AgentCatalog read(InputStream yaml, String source) {
     JsonNode root;
@@ -67,7 +69,22 @@ public final class AgentCatalog {
       }
     }
     checkDelegates(agents, source);
-    return new AgentCatalog(Map.copyOf(agents));
+    return new AgentCatalog(Map.copyOf(agents), fallbackAgent(root, agents, source));
+  }
+
+  /** {@code routing.fallbackAgent}, which must be declared; empty when none is configured. */
+  private static Optional<String> fallbackAgent(
+      JsonNode root, Map<String, AgentDefinition> agents, String source) {
+    JsonNode fallback = root.path("routing").path("fallbackAgent");
+    if (fallback.isMissingNode() || fallback.isNull()) {
+      return Optional.empty();
+    }
+    String name = fallback.asString("").strip();
+    if (!agents.containsKey(name)) {
+      throw new InvalidAgentsException(
+          source + ": routing.fallbackAgent '" + name + "' is not a declared agent");
+    }
+    return Optional.of(name);
   }
 
   /**
@@ -144,6 +161,14 @@ public final class AgentCatalog {
       throw new InvalidAgentsException(
           "cannot read the agents file " + file + " (agentrt.agents.file): " + e);
     }
+  }
+
+  /**
+   * The agent a task goes to when the orchestrator is not sure enough of its choice ({@code
+   * routing.fallbackAgent}); empty when none is configured.
+   */
+  public Optional<String> fallbackAgent() {
+    return fallbackAgent;
   }
 
   public Optional<AgentDefinition> find(String name) {

@@ -62,6 +62,45 @@ class AgentCatalogTest {
   }
 
   @Test
+  void theShippedFallbackIsTheAssistantWhichUsesNoTools() {
+    AgentCatalog shipped = AgentCatalog.fromClasspath("agents.yml");
+
+    assertThat(shipped.fallbackAgent()).contains("assistant");
+    assertThat(shipped.get("assistant").tools()).isEmpty();
+  }
+
+  @Test
+  void withoutRoutingThereIsNoFallbackAgent() {
+    AgentCatalog catalog =
+        read(
+            """
+            agents:
+              - name: researcher
+                description: Researches.
+                systemPrompt: You research.
+            """);
+
+    assertThat(catalog.fallbackAgent()).isEmpty();
+  }
+
+  @Test
+  void aFallbackAgentThatIsNotDeclaredStopsStartUpNamingIt() {
+    assertThatThrownBy(
+            () ->
+                read(
+                    """
+                    routing:
+                      fallbackAgent: helper
+                    agents:
+                      - name: researcher
+                        description: Researches.
+                        systemPrompt: You research.
+                    """))
+        .isInstanceOf(InvalidAgentsException.class)
+        .hasMessageContaining("routing.fallbackAgent 'helper' is not a declared agent");
+  }
+
+  @Test
   void theAnalystDelegatesToTheResearcher() {
     AgentCatalog shipped = AgentCatalog.fromClasspath("agents.yml");
 

@@ -22,6 +22,7 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  * @param answerId the chat message that answered it, once written
  * @param answering who writes its answer, until when ({@link Lease}); null before it ended
  * @param endedAt when it left {@code running}
+ * @param routing the decision's confidence and reason, which its nodes' tasks carry
  */
 @Document(Collections.PLANS)
 public record Plan(
@@ -37,7 +38,8 @@ public record Plan(
     @Nullable Lease answering,
     Instant createdAt,
     Instant updatedAt,
-    @Nullable Instant endedAt) {
+    @Nullable Instant endedAt,
+    Task.@Nullable Routing routing) {
 
   public static final String ANSWERING = "answering";
 
@@ -53,6 +55,19 @@ public record Plan(
       @Nullable String model,
       List<PlanNode> nodes,
       Instant now) {
+    return start(id, chatId, messageId, request, model, nodes, now, null);
+  }
+
+  /** A plan about to start, with the decision's routing for its nodes' tasks. */
+  public static Plan start(
+      String id,
+      String chatId,
+      String messageId,
+      String request,
+      @Nullable String model,
+      List<PlanNode> nodes,
+      Instant now,
+      Task.@Nullable Routing routing) {
     return new Plan(
         id,
         chatId,
@@ -66,7 +81,8 @@ public record Plan(
         null,
         now,
         now,
-        null);
+        null,
+        routing);
   }
 
   public Optional<PlanNode> node(String nodeId) {

@@ -284,7 +284,11 @@ public final class Plans {
                   null,
                   now,
                   now,
-                  List.of(OutboxEntry.of(created, codec))));
+                  List.of(OutboxEntry.of(created, codec)),
+                  null,
+                  null,
+                  null,
+                  plan.routing()));
     } catch (DuplicateKeyException startedBefore) {
       task = mongo.findById(node.taskId(), Task.class);
     }

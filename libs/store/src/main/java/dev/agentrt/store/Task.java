@@ -19,6 +19,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  *     asked, and whose call its next outcome answers; null for a task the orchestrator started
  * @param startedAt when its sub-agent was put on it ({@code created → running}), or null before
  * @param endedAt when it last ended ({@code success}, {@code failed}, {@code cancelled}), or null
+ * @param routing why the orchestrator chose its agent; null for a child task and for tasks stored
+ *     before routing was recorded
  */
 @Document(Collections.TASKS)
 public record Task(
@@ -38,7 +40,8 @@ public record Task(
     List<OutboxEntry> outbox,
     @Nullable Delegation delegation,
     @Nullable Instant startedAt,
-    @Nullable Instant endedAt) {
+    @Nullable Instant endedAt,
+    @Nullable Routing routing) {
 
   public static final String TYPE_AGENT = "agent";
 
@@ -54,6 +57,53 @@ public record Task(
 
   @PersistenceCreator
   public Task {}
+
+  /**
+   * Why the orchestrator put this agent on the task: the decision's confidence (0–1) and reason.
+   *
+   * @param fallback whether the task went to the fallback agent ({@code routing.fallbackAgent} of
+   *     agents.yml): the decision's confidence was too low, or the task re-routes a failed one
+   */
+  public record Routing(double confidence, String reason, boolean fallback) {}
+
+  public Task(
+      String id,
+      String chatId,
+      String type,
+      String agent,
+      String instruction,
+      @Nullable String model,
+      TaskStatus status,
+      @Nullable String subAgentId,
+      @Nullable String result,
+      @Nullable String error,
+      @Nullable Usage usage,
+      Instant createdAt,
+      Instant updatedAt,
+      List<OutboxEntry> outbox,
+      @Nullable Delegation delegation,
+      @Nullable Instant startedAt,
+      @Nullable Instant endedAt) {
+    this(
+        id,
+        chatId,
+        type,
+        agent,
+        instruction,
+        model,
+        status,
+        subAgentId,
+        result,
+        error,
+        usage,
+        createdAt,
+        updatedAt,
+        outbox,
+        delegation,
+        startedAt,
+        endedAt,
+        null);
+  }
 
   /**
    * A child task: an agent's {@code message_agent} call started it, and its outcome becomes that
@@ -120,6 +170,7 @@ public record Task(
         outbox,
         null,
         null,
+        null,
         null);
   }
 
@@ -151,6 +202,7 @@ public record Task(
         createdAt,
         updatedAt,
         outbox,
+        null,
         null,
         null,
         null);

@@ -22,6 +22,13 @@ final class Decider {
   private static final String ANALYST = "analyst";
   private static final String SCRIBE = "scribe";
   private static final String WRITER = "writer";
+  private static final String ASSISTANT = "assistant";
+
+  /** The confidence of a rule that recognised the message. */
+  private static final double SURE = 0.9;
+
+  /** The confidence of the guess for a message no rule recognised: below the default minimum. */
+  private static final double UNSURE = 0.3;
 
   private static final String HELP =
       "Hello! I can research subjects in the project's documents for you: try \"Research Kafka\""
@@ -41,12 +48,15 @@ final class Decider {
       return answer(HELP);
     }
     if (Phrases.noteToSave(message).isPresent() && lists(context, SCRIBE)) {
-      return Json.object("action", "new_task", "agent", SCRIBE, "instruction", message);
+      return newTask(SCRIBE, message, "The message is a note to save: the scribe keeps notes.");
     }
     if (Phrases.isFollowUp(message)) {
       String subAgentId = lastStartedSubAgent(context);
       if (subAgentId != null) {
-        return Json.object("action", "reactivate", "subAgentId", subAgentId, "message", message);
+        return routed(
+            Json.object("action", "reactivate", "subAgentId", subAgentId, "message", message),
+            SURE,
+            "The message follows up on the chat's last task.");
       }
     }
     if (Phrases.isReportRequest(message) && lists(context, WRITER) && lists(context, RESEARCHER)) {
@@ -57,13 +67,19 @@ final class Decider {
     }
     if ((Phrases.isComparison(message) || Phrases.discussion(message).isPresent())
         && lists(context, ANALYST)) {
-      return Json.object("action", "new_task", "agent", ANALYST, "instruction", message);
+      return newTask(ANALYST, message, "The message asks for a comparison or a discussion.");
     }
     if (Phrases.isResearchRequest(message)) {
       String agent = agentFor(context);
       return agent == null
           ? answer(NO_AGENTS)
-          : Json.object("action", "new_task", "agent", agent, "instruction", message);
+          : newTask(agent, message, "The message asks to research a subject.");
+    }
+    if (lists(context, ASSISTANT)) {
+      return routed(
+          Json.object("action", "new_task", "agent", ASSISTANT, "instruction", message),
+          UNSURE,
+          "No rule recognised the message; the assistant says what the system can do.");
     }
     return answer(NOT_UNDERSTOOD);
   }
@@ -148,7 +164,25 @@ final class Decider {
     researchers.forEach(writer.putArray("dependsOn")::add);
     ObjectNode plan = JsonNodeFactory.instance.objectNode().put("action", "plan");
     plan.set("nodes", nodes);
-    return plan.toString();
+    return routed(
+        plan.toString(),
+        SURE,
+        "A report on several subjects: a researcher for each, then the writer.");
+  }
+
+  private static String newTask(String agent, String instruction, String reason) {
+    return routed(
+        Json.object("action", "new_task", "agent", agent, "instruction", instruction),
+        SURE,
+        reason);
+  }
+
+  /** The decision with how sure the rule that chose it is, and why it chose it. */
+  private static String routed(String decision, double confidence, String reason) {
+    return ((ObjectNode) Json.parse(decision))
+        .put("confidence", confidence)
+        .put("reason", reason)
+        .toString();
   }
 
   private static String answer(String text) {

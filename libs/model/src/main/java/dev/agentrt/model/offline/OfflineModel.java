@@ -42,22 +42,31 @@ import java.util.List;
  *       analyse, investigate, search, explore, study, tell me about): {@code
  *       {"action":"new_task","agent":…,"instruction":…}} for {@code researcher} if listed, else the
  *       first agent, with the message as written (an answer saying so when there is no agent);
+ *   <li>anything else, when {@code assistant} is listed: {@code
+ *       {"action":"new_task","agent":"assistant","instruction":…}} with confidence 0.3, below the
+ *       default minimum, so the orchestrator's fallback path runs;
  *   <li>anything else: an answer that says what to try.
  * </ol>
+ *
+ * Every other {@code new_task}, {@code reactivate} and {@code plan} carries {@code
+ * "confidence":0.9}; each a {@code reason} naming its rule.
  *
  * <h2>AGENT_TURN</h2>
  *
  * A task whose instruction starts with "write a report" is the writer's ({@link Writer}): one
  * answer, no tool, a section per subject from the material its plan node's instruction carries,
- * each with the sources its material named. With {@code message_agent} offered, the turn is the
- * analyst's ({@link Analyst}): one {@code message_agent} per subject in one turn, then one answer
- * with a section per subject and every source; "Discuss X with the …" sends a second message by the
- * first reply's {@code conversation_id}. With {@code write_note} offered, the turn is the scribe's
- * ({@link Scribe}): no {@code write_note} call since the latest {@code user} message → call it with
- * {@code {title, content}}, the content the text after "Save a note:" (else the whole message), the
- * title its first six words; after it, its result decides the answer: "Saved the note
- * &lt;path&gt;.", "I did not save the note: &lt;reason&gt;." for a rejection, "I could not save the
- * note: &lt;message&gt;." for another error. Otherwise the researcher's:
+ * each with the sources its material named. A turn whose system prompt begins "You are the
+ * assistant of this agent runtime" is the assistant's ({@link Assistant}): one answer, no tool, "I
+ * can't do "&lt;request&gt;" myself." and what the system can do. With {@code message_agent}
+ * offered, the turn is the analyst's ({@link Analyst}): one {@code message_agent} per subject in
+ * one turn, then one answer with a section per subject and every source; "Discuss X with the …"
+ * sends a second message by the first reply's {@code conversation_id}. With {@code write_note}
+ * offered, the turn is the scribe's ({@link Scribe}): no {@code write_note} call since the latest
+ * {@code user} message → call it with {@code {title, content}}, the content the text after "Save a
+ * note:" (else the whole message), the title its first six words; after it, its result decides the
+ * answer: "Saved the note &lt;path&gt;.", "I did not save the note: &lt;reason&gt;." for a
+ * rejection, "I could not save the note: &lt;message&gt;." for another error. Otherwise the
+ * researcher's:
  *
  * <p>The current request is the latest {@code user} message or {@code ask_user} result after the
  * last final answer (an assistant message without tool calls). Since then:
@@ -148,6 +157,9 @@ public final class OfflineModel implements ModelPort {
     }
     if (Writer.writes(request.messages())) {
       return Writer.turn(request.messages());
+    }
+    if (Assistant.answers(request.messages())) {
+      return Assistant.turn(request.messages());
     }
     return new Researcher(request.messages(), request.tools()).turn();
   }

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Test;
 class DecisionTest {
 
   private static final String SCHEMA = "{\"type\":\"object\"}";
+  private static final String RESEARCH_ROUTING =
+      "\"confidence\":0.9,\"reason\":\"The message asks to research a subject.\"";
   private static final String AGENTS =
       "\"agents\":[{\"name\":\"coder\",\"description\":\"Writes code.\"},"
           + "{\"name\":\"researcher\",\"description\":\"Researches documents.\"}]";
@@ -53,10 +55,14 @@ class DecisionTest {
     assertThat(decide(NO_TASKS, "Research Kafka and MongoDB"))
         .isEqualTo(
             "{\"action\":\"new_task\",\"agent\":\"researcher\","
-                + "\"instruction\":\"Research Kafka and MongoDB\"}");
+                + "\"instruction\":\"Research Kafka and MongoDB\","
+                + RESEARCH_ROUTING
+                + "}");
     assertThat(decide(NO_TASKS, "Research"))
         .isEqualTo(
-            "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research\"}");
+            "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research\","
+                + RESEARCH_ROUTING
+                + "}");
     assertThat(decide(NO_TASKS, "tell me about Redis")).contains("\"action\":\"new_task\"");
     assertThat(decide(NO_TASKS, "Look up the outbox pattern")).contains("\"action\":\"new_task\"");
   }
@@ -78,7 +84,9 @@ class DecisionTest {
                 + "\"instruction\":\"Research Redis\",\"dependsOn\":[]},"
                 + "{\"id\":\"write\",\"agent\":\"writer\","
                 + "\"instruction\":\"Write a report on Kafka, MongoDB and Redis\","
-                + "\"dependsOn\":[\"research-1\",\"research-2\",\"research-3\"]}]}");
+                + "\"dependsOn\":[\"research-1\",\"research-2\",\"research-3\"]}],"
+                + "\"confidence\":0.9,\"reason\":\"A report on several subjects: a researcher for"
+                + " each, then the writer.\"}");
     assertThat(decide(NO_TASKS, "Write a report on Kafka and Redis"))
         .as("no writer: no plan")
         .contains("\"action\":\"answer\"");
@@ -93,7 +101,8 @@ class DecisionTest {
     assertThat(decide(withAnalyst, "Compare Kafka and MongoDB"))
         .isEqualTo(
             "{\"action\":\"new_task\",\"agent\":\"analyst\","
-                + "\"instruction\":\"Compare Kafka and MongoDB\"}");
+                + "\"instruction\":\"Compare Kafka and MongoDB\",\"confidence\":0.9,"
+                + "\"reason\":\"The message asks for a comparison or a discussion.\"}");
     assertThat(decide(withAnalyst, "Discuss Kafka with the researcher"))
         .contains("\"agent\":\"analyst\"");
     assertThat(decide(withAnalyst, "Research Kafka")).contains("\"agent\":\"researcher\"");
@@ -111,7 +120,8 @@ class DecisionTest {
     assertThat(decide(withScribe, "Save a note: buy milk"))
         .isEqualTo(
             "{\"action\":\"new_task\",\"agent\":\"scribe\","
-                + "\"instruction\":\"Save a note: buy milk\"}");
+                + "\"instruction\":\"Save a note: buy milk\",\"confidence\":0.9,"
+                + "\"reason\":\"The message is a note to save: the scribe keeps notes.\"}");
     assertThat(decide(withScribe, "save note:Call Ana")).contains("\"agent\":\"scribe\"");
     assertThat(decide(NO_TASKS, "Save a note: buy milk"))
         .as("no scribe: not understood")
@@ -125,7 +135,9 @@ class DecisionTest {
     assertThat(decide(context, "Investigate the build"))
         .isEqualTo(
             "{\"action\":\"new_task\",\"agent\":\"coder\","
-                + "\"instruction\":\"Investigate the build\"}");
+                + "\"instruction\":\"Investigate the build\","
+                + RESEARCH_ROUTING
+                + "}");
   }
 
   @Test
@@ -138,7 +150,9 @@ class DecisionTest {
   void followUpReactivatesTheSubAgentOfTheMostRecentStartedTask() {
     assertThat(decide(TWO_TASKS, "Also Redis"))
         .isEqualTo(
-            "{\"action\":\"reactivate\",\"subAgentId\":\"sa-2\",\"message\":\"Also Redis\"}");
+            "{\"action\":\"reactivate\",\"subAgentId\":\"sa-2\",\"message\":\"Also Redis\","
+                + "\"confidence\":0.9,\"reason\":\"The message follows up on the chat's last"
+                + " task.\"}");
     assertThat(decide(TWO_TASKS, "What about Redis?")).contains("\"subAgentId\":\"sa-2\"");
     assertThat(decide(TWO_TASKS, "and Redis?")).contains("\"action\":\"reactivate\"");
     assertThat(decide(TWO_TASKS, "follow-up: Redis")).contains("\"action\":\"reactivate\"");
@@ -169,7 +183,24 @@ class DecisionTest {
   }
 
   @Test
-  void anythingElseIsAnsweredWithWhatToTry() {
+  void anythingElseGoesToTheAssistantWithLowConfidenceWhenItIsListed() {
+    String withAssistant =
+        "{\"agents\":[{\"name\":\"assistant\",\"description\":\"x\"},"
+            + "{\"name\":\"researcher\",\"description\":\"y\"}],\"tasks\":[]}";
+
+    assertThat(decide(withAssistant, "The weather is nice"))
+        .isEqualTo(
+            "{\"action\":\"new_task\",\"agent\":\"assistant\","
+                + "\"instruction\":\"The weather is nice\",\"confidence\":0.3,"
+                + "\"reason\":\"No rule recognised the message; the assistant says what the"
+                + " system can do.\"}");
+    assertThat(decide(withAssistant, "Research Kafka"))
+        .as("a recognised message still goes where its rule says")
+        .contains("\"agent\":\"researcher\"");
+  }
+
+  @Test
+  void anythingElseWithoutAnAssistantIsAnsweredWithWhatToTry() {
     assertThat(decide(TWO_TASKS, "The weather is nice"))
         .startsWith("{\"action\":\"answer\",\"answer\":\"I'm not sure what you'd like me to do.");
   }
@@ -190,7 +221,9 @@ class DecisionTest {
 
     assertThat(complete(messages).content())
         .isEqualTo(
-            "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+            "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\","
+                + RESEARCH_ROUTING
+                + "}");
   }
 
   @Test

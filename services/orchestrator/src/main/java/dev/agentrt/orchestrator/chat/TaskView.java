@@ -17,6 +17,8 @@ import org.jspecify.annotations.Nullable;
  * @param startedAt when its sub-agent was put on it
  * @param endedAt when it last ended
  * @param children the ids of the child tasks its agent started, oldest first
+ * @param routing why the orchestrator chose its agent: {@code confidence}, {@code reason}, {@code
+ *     fallback} (absent for a child task)
  */
 record TaskView(
     String id,
@@ -34,7 +36,8 @@ record TaskView(
     int depth,
     @Nullable Instant startedAt,
     @Nullable Instant endedAt,
-    List<String> children) {
+    List<String> children,
+    Task.@Nullable Routing routing) {
 
   static TaskView of(Task t, Pricing pricing, List<String> children) {
     return new TaskView(
@@ -53,6 +56,7 @@ record TaskView(
         t.depth(),
         t.startedAt(),
         t.endedAt(),
-        children);
+        children,
+        t.routing());
   }
 }

@@ -10,6 +10,7 @@ import dev.agentrt.store.Ids;
 import dev.agentrt.store.Plan;
 import dev.agentrt.store.PlanNode;
 import dev.agentrt.store.Plans;
+import dev.agentrt.store.Task;
 import java.time.Clock;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -73,7 +74,8 @@ class ChatPlans {
                             PlanNode.pending(
                                 planId, n.id(), n.agent(), n.instruction(), n.dependsOn()))
                     .toList(),
-                clock.instant()));
+                clock.instant(),
+                new Task.Routing(plan.confidence(), plan.reason(), false)));
     plans.advance(planId);
     return inserted;
   }

@@ -15,7 +15,11 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 
 /** Decisions run on virtual threads, one per chat being decided: thousands cost little. */
 @Configuration
-@EnableConfigurationProperties({OrchestratorProperties.class, PlanProperties.class})
+@EnableConfigurationProperties({
+  OrchestratorProperties.class,
+  PlanProperties.class,
+  RoutingProperties.class
+})
 class DecisionConfiguration {
 
   @Bean

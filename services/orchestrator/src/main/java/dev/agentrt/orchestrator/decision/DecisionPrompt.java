@@ -26,17 +26,22 @@ final class DecisionPrompt {
       else, in one of four forms:
       {"action":"answer","answer":"..."} answers the person yourself, when no agent is needed: \
       greetings, questions about you or about what this chat already says.
-      {"action":"new_task","agent":"<name>","instruction":"..."} puts one of the agents below on \
+      {"action":"new_task","agent":"<name>","instruction":"...","confidence":0.9,"reason":"..."} puts one of the agents below on \
       a new task. The agent does not see this chat, so the instruction must say everything it \
       needs.
-      {"action":"reactivate","subAgentId":"...","message":"..."} sends a follow-up to the \
+      {"action":"reactivate","subAgentId":"...","message":"...","confidence":0.9,"reason":"..."} \
+      sends a follow-up to the \
       sub-agent of an earlier task of this chat (a subAgentId from the tasks below), when the \
       person's message continues that task; the sub-agent remembers its work.
-      {"action":"plan","nodes":[{"id":"...","agent":"<name>","instruction":"...","dependsOn":[]}]} \
+      {"action":"plan","nodes":[{"id":"...","agent":"<name>","instruction":"...","dependsOn":[]}],\
+      "confidence":0.9,"reason":"..."} \
       runs several agent tasks, when the request has parts that can be done separately: each node \
       is one agent's task; nodes that depend on nothing run at the same time, a node runs once the \
       nodes it depends on have succeeded and gets their results. Ids are unique, dependencies \
       name nodes of the plan, and there is no cycle.
+      A new_task, reactivate or plan says how sure you are that it is the right agent and action \
+      (confidence, from 0 for a guess to 1 for certain) and why (reason, one short sentence the \
+      person reads).
       The agents you can use, and the tasks of this chat oldest first (result is the first line \
       of a task's result):""";
 

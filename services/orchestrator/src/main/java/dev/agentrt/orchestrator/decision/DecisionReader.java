@@ -90,18 +90,24 @@ final class DecisionReader {
       case "answer" -> new Decision.Answer(json.required("answer").asString());
       case "new_task" ->
           new Decision.NewTask(
-              json.required("agent").asString(), json.required("instruction").asString());
+              json.required("agent").asString(),
+              json.required("instruction").asString(),
+              json.required("confidence").asDouble(),
+              json.required("reason").asString());
       case "reactivate" ->
           new Decision.Reactivate(
-              json.required("subAgentId").asString(), json.required("message").asString());
-      case "plan" -> plan(json.required("nodes"));
+              json.required("subAgentId").asString(),
+              json.required("message").asString(),
+              json.required("confidence").asDouble(),
+              json.required("reason").asString());
+      case "plan" -> plan(json);
       default -> throw new IllegalStateException("the schema lets through " + json);
     };
   }
 
-  private static Decision.Plan plan(JsonNode nodes) {
+  private static Decision.Plan plan(JsonNode json) {
     List<Decision.Plan.Node> read = new ArrayList<>();
-    for (JsonNode node : nodes) {
+    for (JsonNode node : json.required("nodes")) {
       List<String> dependsOn = new ArrayList<>();
       node.path("dependsOn").forEach(id -> dependsOn.add(id.asString()));
       read.add(
@@ -111,7 +117,10 @@ final class DecisionReader {
               node.required("instruction").asString(),
               List.copyOf(dependsOn)));
     }
-    return new Decision.Plan(List.copyOf(read));
+    return new Decision.Plan(
+        List.copyOf(read),
+        json.required("confidence").asDouble(),
+        json.required("reason").asString());
   }
 
   /** Whether the reply, valid or not, chose the plan action. */

@@ -90,6 +90,7 @@ class Orchestrator {
   private final ToolCallApprovals approvals;
   private final ChatPlans plans;
   private final DecisionChecks checks;
+  private final LowConfidence lowConfidence;
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
   Orchestrator(
@@ -103,7 +104,8 @@ class Orchestrator {
       RunLedger ledger,
       WaitingQuestions questions,
       ToolCallApprovals approvals,
-      ChatPlans plans) {
+      ChatPlans plans,
+      RoutingProperties routing) {
     this.mongo = mongo;
     this.conversations = conversations;
     this.agents = agents;
@@ -116,6 +118,7 @@ class Orchestrator {
     this.approvals = approvals;
     this.plans = plans;
     this.checks = new DecisionChecks(mongo, agents, plans);
+    this.lowConfidence = new LowConfidence(routing, agents);
   }
 
   Publication handle(ChatMessage message) {
@@ -301,7 +304,11 @@ class Orchestrator {
     Written written =
         switch (decided.decision()) {
           case Decision.Answer answer -> answer(message, model, decided, answer.answer());
-          case Decision.NewTask newTask -> startTask(message, model, newTask);
+          case Decision.NewTask newTask ->
+              lowConfidence
+                  .route(newTask)
+                  .map(route -> startTask(message, model, newTask, route))
+                  .orElseGet(() -> answer(message, model, decided, LowConfidence.CLARIFY));
           case Decision.Reactivate reactivate -> followUp(message, reactivate);
           case Decision.Plan plan ->
               new Written(
@@ -344,7 +351,11 @@ class Orchestrator {
         answer.inserted());
   }
 
-  private Written startTask(ChatMessage message, @Nullable String model, Decision.NewTask newTask) {
+  private Written startTask(
+      ChatMessage message,
+      @Nullable String model,
+      Decision.NewTask newTask,
+      LowConfidence.Route route) {
     String taskId = Ids.derived(message.id(), TASK);
     Instant now = clock.instant();
     TaskCreated created =
@@ -353,7 +364,7 @@ class Orchestrator {
             now,
             taskId,
             message.chatId(),
-            newTask.agent(),
+            route.agent(),
             newTask.instruction());
     Inserted<Task> task =
         insertOnce(
@@ -361,7 +372,7 @@ class Orchestrator {
                 taskId,
                 message.chatId(),
                 Task.TYPE_AGENT,
-                newTask.agent(),
+                route.agent(),
                 newTask.instruction(),
                 model,
                 TaskStatus.created,
@@ -371,7 +382,11 @@ class Orchestrator {
                 null,
                 now,
                 now,
-                List.of(OutboxEntry.of(created, codec))),
+                List.of(OutboxEntry.of(created, codec)),
+                null,
+                null,
+                null,
+                route.routing()),
             Task.class,
             taskId);
     ledger.append(
@@ -380,9 +395,22 @@ class Orchestrator {
         RunEvent.HANDOFF,
         taskId,
         null,
-        newTask.agent(),
+        route.agent(),
         RunLedger.data(
-            "agent", newTask.agent(), "task", newTask.instruction(), "reactivated", false));
+            "agent",
+            route.agent(),
+            "task",
+            newTask.instruction(),
+            "reactivated",
+            false,
+            "confidence",
+            newTask.confidence(),
+            "reason",
+            newTask.reason(),
+            "fallback",
+            route.routing().fallback(),
+            "decidedAgent",
+            newTask.agent()));
     return new Written(
         new Publication(Collections.TASKS, taskId, task.document().outbox()), task.inserted());
   }
@@ -405,9 +433,23 @@ class Orchestrator {
                 null,
                 List.of(messageAdded(subAgent, id, SubAgentMessage.USER, now))),
             now);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.taskId())),
+        new Update()
+            .set("routing", new Task.Routing(reactivate.confidence(), reactivate.reason(), false)),
+        Task.class);
     Map<String, Object> handoff =
         RunLedger.data(
-            "agent", subAgent.agent(), "task", reactivate.message(), "reactivated", true);
+            "agent",
+            subAgent.agent(),
+            "task",
+            reactivate.message(),
+            "reactivated",
+            true,
+            "confidence",
+            reactivate.confidence(),
+            "reason",
+            reactivate.reason());
     ledger.append(subAgent, "handoff/" + id, RunEvent.HANDOFF, handoff);
     ledger.append(subAgent, "run_start/" + id, RunEvent.RUN_START, handoff);
     return new Written(wake(subAgent, followUp.message()), followUp.inserted());

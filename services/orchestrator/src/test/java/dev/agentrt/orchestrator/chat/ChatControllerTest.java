@@ -244,4 +244,34 @@ class ChatControllerTest {
         .andExpect(jsonPath("$[0].usage.turns").value(2))
         .andExpect(jsonPath("$[0].usage.costUsd").value(0.00069));
   }
+
+  @Test
+  void showsHowEachTaskWasRouted() throws Exception {
+    mongo.insert(new Chat("chat-1", "t", null, Instant.now(), null, null, null));
+    mongo.insert(
+        new Task(
+            "task-1",
+            "chat-1",
+            Task.TYPE_AGENT,
+            "assistant",
+            "Sing",
+            null,
+            TaskStatus.created,
+            null,
+            null,
+            null,
+            null,
+            Instant.now(),
+            Instant.now(),
+            List.of(),
+            null,
+            null,
+            null,
+            new Task.Routing(0.3, "Not sure who sings.", true)));
+
+    http.perform(get("/api/chats/chat-1/tasks"))
+        .andExpect(jsonPath("$[0].routing.confidence").value(0.3))
+        .andExpect(jsonPath("$[0].routing.reason").value("Not sure who sings."))
+        .andExpect(jsonPath("$[0].routing.fallback").value(true));
+  }
 }

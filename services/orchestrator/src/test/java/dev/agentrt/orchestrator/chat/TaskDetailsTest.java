@@ -10,6 +10,7 @@ import dev.agentrt.orchestrator.testing.TestModels;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentStatus;
+import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.testing.InMemoryMongo;
@@ -19,6 +20,9 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
 
 /** {@code GET /api/tasks/{taskId}}: a task with what its sub-agent saw and did. */
 class TaskDetailsTest {
@@ -136,6 +140,22 @@ class TaskDetailsTest {
     assertThat(view.messages().get(1).usage().costUsd()).isEqualByComparingTo("0.006");
     assertThat(view.messages().get(2).usage()).isEqualTo(new UsageView.Turn(10, 10, null));
     assertThat(view.task().usage()).isEqualTo(new UsageView(1_010, 210, 2, null));
+  }
+
+  @Test
+  void showsWhyTheTaskWentToItsAgent() {
+    Started started =
+        new Stored(mongo.template())
+            .startedTask(CHAT, "Research Kafka", TaskStatus.running, SubAgentStatus.active, null);
+    Task.Routing routing = new Task.Routing(0.82, "It asks for research.", false);
+    mongo
+        .template()
+        .updateFirst(
+            Query.query(Criteria.where("_id").is(started.task().id())),
+            Update.update("routing", routing),
+            Task.class);
+
+    assertThat(details.of(started.task().id()).orElseThrow().task().routing()).isEqualTo(routing);
   }
 
   @Test

@@ -264,7 +264,8 @@ class ChatDecisionsTest {
                 new ChatPlans(
                     Stored.plans(mongo),
                     AgentCatalog.fromClasspath("agents.yml"),
-                    new PlanProperties(12))) {
+                    new PlanProperties(12)),
+                new RoutingProperties(0.7)) {
               @Override
               Publication handle(ChatMessage message) {
                 if (message.id().equals(broken.id())) {
@@ -313,7 +314,8 @@ class ChatDecisionsTest {
         new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
         Approvals.withoutBroker(mongo),
         new ChatPlans(
-            Stored.plans(mongo), AgentCatalog.fromClasspath("agents.yml"), new PlanProperties(12)));
+            Stored.plans(mongo), AgentCatalog.fromClasspath("agents.yml"), new PlanProperties(12)),
+        new RoutingProperties(0.7));
   }
 
   private ChatDecisions decisions(Orchestrator orchestrator) {
@@ -343,7 +345,7 @@ class ChatDecisionsTest {
         ? ScriptedModel.reply(
             "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\""
                 + message
-                + "\"}",
+                + "\",\"confidence\":0.9,\"reason\":\"It is slow work.\"}",
             List.of())
         : ScriptedModel.reply("{\"action\":\"answer\",\"answer\":\"Noted.\"}", List.of());
   }

@@ -9,6 +9,8 @@ import org.junit.jupiter.api.Test;
 /** The model's reply read as a decision, or refused with a reason the model can act on. */
 class DecisionReaderTest {
 
+  private static final String SURE = "\"confidence\":0.82,\"reason\":\"It asks for research.\"";
+
   private final DecisionReader reader = new DecisionReader();
 
   @Test
@@ -18,11 +20,42 @@ class DecisionReaderTest {
     assertThat(
             reader.read(
                 "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research"
-                    + " Kafka\"}"))
-        .isEqualTo(new Decision.NewTask("researcher", "Research Kafka"));
+                    + " Kafka\","
+                    + SURE
+                    + "}"))
+        .isEqualTo(
+            new Decision.NewTask("researcher", "Research Kafka", 0.82, "It asks for research."));
     assertThat(
-            reader.read("{\"action\":\"reactivate\",\"subAgentId\":\"s-1\",\"message\":\"More\"}"))
-        .isEqualTo(new Decision.Reactivate("s-1", "More"));
+            reader.read(
+                "{\"action\":\"reactivate\",\"subAgentId\":\"s-1\",\"message\":\"More\","
+                    + SURE
+                    + "}"))
+        .isEqualTo(new Decision.Reactivate("s-1", "More", 0.82, "It asks for research."));
+  }
+
+  @Test
+  void refusesATaskWithoutConfidenceOrReasonNamingTheField() {
+    assertThatThrownBy(
+            () ->
+                reader.read(
+                    "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"x\","
+                        + "\"reason\":\"r\"}"))
+        .isInstanceOf(InvalidDecisionException.class)
+        .hasMessageContaining("field 'confidence'");
+    assertThatThrownBy(
+            () ->
+                reader.read(
+                    "{\"action\":\"reactivate\",\"subAgentId\":\"s-1\",\"message\":\"x\","
+                        + "\"confidence\":0.5}"))
+        .isInstanceOf(InvalidDecisionException.class)
+        .hasMessageContaining("field 'reason'");
+    assertThatThrownBy(
+            () ->
+                reader.read(
+                    "{\"action\":\"plan\",\"nodes\":[{\"id\":\"a\",\"agent\":\"researcher\","
+                        + "\"instruction\":\"x\"}],\"confidence\":-0.1,\"reason\":\"r\"}"))
+        .isInstanceOf(InvalidDecisionException.class)
+        .hasMessageContaining("field 'confidence'");
   }
 
   @Test
@@ -32,12 +65,15 @@ class DecisionReaderTest {
                 """
                 {"action":"plan","nodes":[
                   {"id":"r1","agent":"researcher","instruction":"Research Kafka"},
-                  {"id":"w","agent":"writer","instruction":"Write","dependsOn":["r1"]}]}"""))
+                  {"id":"w","agent":"writer","instruction":"Write","dependsOn":["r1"]}],
+                 "confidence":0.82,"reason":"It asks for research."}"""))
         .isEqualTo(
             new Decision.Plan(
                 List.of(
                     new Decision.Plan.Node("r1", "researcher", "Research Kafka", List.of()),
-                    new Decision.Plan.Node("w", "writer", "Write", List.of("r1")))));
+                    new Decision.Plan.Node("w", "writer", "Write", List.of("r1"))),
+                0.82,
+                "It asks for research."));
   }
 
   @Test
@@ -46,7 +82,9 @@ class DecisionReaderTest {
             () ->
                 reader.read(
                     "{\"action\":\"plan\",\"nodes\":[{\"id\":\"a.b\",\"agent\":\"researcher\","
-                        + "\"instruction\":\"x\"}]}"))
+                        + "\"instruction\":\"x\"}],"
+                        + SURE
+                        + "}"))
         .isInstanceOf(InvalidDecisionException.class)
         .hasMessageContaining("field 'nodes.0.id'");
   }

@@ -39,6 +39,7 @@ import dev.agentrt.store.Usage;
 import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.ScriptedModel;
+import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,6 +60,11 @@ import org.springframework.data.mongodb.core.query.Update;
 class OrchestratorTest {
 
   private static final EventCodec CODEC = new EventCodec();
+  private static final String SURE = "\"confidence\":0.9,\"reason\":\"The person asked for it.\"";
+  private static final String RESEARCH_KAFKA =
+      "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\","
+          + SURE
+          + "}";
   private static final OrchestratorProperties PROPERTIES =
       new OrchestratorProperties(
           20, 3, Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30));
@@ -85,23 +91,24 @@ class OrchestratorTest {
   void freshState() {
     mongoServer.clear();
     model = new ScriptedModel();
-    orchestrator =
-        new Orchestrator(
-            mongo,
-            new SubAgentConversations(mongo),
-            AgentCatalog.fromClasspath("agents.yml"),
-            new Decider(model, PROPERTIES),
-            CODEC,
-            PROPERTIES,
-            new UsageCounter(mongo),
-            new RunLedger(mongo),
-            new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
-            Approvals.withoutBroker(mongo),
-            new ChatPlans(
-                Stored.plans(mongo),
-                AgentCatalog.fromClasspath("agents.yml"),
-                new PlanProperties(12)));
+    orchestrator = orchestrator(AgentCatalog.fromClasspath("agents.yml"));
     stored = new Stored(mongo);
+  }
+
+  private Orchestrator orchestrator(AgentCatalog agents) {
+    return new Orchestrator(
+        mongo,
+        new SubAgentConversations(mongo),
+        agents,
+        new Decider(model, PROPERTIES),
+        CODEC,
+        PROPERTIES,
+        new UsageCounter(mongo),
+        new RunLedger(mongo),
+        new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
+        Approvals.withoutBroker(mongo),
+        new ChatPlans(Stored.plans(mongo), agents, new PlanProperties(12)),
+        new RoutingProperties(0.7));
   }
 
   @Test
@@ -134,8 +141,7 @@ class OrchestratorTest {
   @Test
   void startsATaskForTheAgentTheModelChose() {
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
-    model.replies(
-        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+    model.replies(RESEARCH_KAFKA);
 
     Publication written = orchestrator.handle(research);
 
@@ -147,6 +153,7 @@ class OrchestratorTest {
     assertThat(task.instruction()).isEqualTo("Research Kafka");
     assertThat(task.chatId()).isEqualTo(CHAT);
     assertThat(task.status()).isEqualTo(TaskStatus.created);
+    assertThat(task.routing()).isEqualTo(new Task.Routing(0.9, "The person asked for it.", false));
     assertThat(events(task.outbox()))
         .singleElement()
         .isInstanceOfSatisfying(
@@ -174,7 +181,9 @@ class OrchestratorTest {
     model.replies(
         "{\"action\":\"reactivate\",\"subAgentId\":\""
             + earlier.subAgent().id()
-            + "\",\"message\":\"Also research MongoDB\"}");
+            + "\",\"message\":\"Also research MongoDB\","
+            + SURE
+            + "}");
 
     Publication written = orchestrator.handle(also);
 
@@ -197,6 +206,8 @@ class OrchestratorTest {
     assertThat(written.outbox()).isEqualTo(followUp.outbox());
     assertThat(statusOf(earlier.subAgent())).isEqualTo(SubAgentStatus.active);
     assertThat(statusOf(earlier.task())).isEqualTo(TaskStatus.running);
+    assertThat(mongo.findById(earlier.task().id(), Task.class).routing())
+        .isEqualTo(new Task.Routing(0.9, "The person asked for it.", false));
     assertThat(mongo.findAll(Task.class)).hasSize(1);
     assertThat(assistantMessages()).isEmpty();
   }
@@ -301,7 +312,9 @@ class OrchestratorTest {
   void refusesAnUnknownAgentAndNamesTheAgentsThereAre() {
     ChatMessage poem = stored.userMessage(CHAT, "Write me a poem");
     model.replies(
-        "{\"action\":\"new_task\",\"agent\":\"poet\",\"instruction\":\"Write a poem\"}",
+        "{\"action\":\"new_task\",\"agent\":\"poet\",\"instruction\":\"Write a poem\","
+            + SURE
+            + "}",
         "{\"action\":\"answer\",\"answer\":\"I have no poet, sorry.\"}");
 
     orchestrator.handle(poem);
@@ -309,7 +322,7 @@ class OrchestratorTest {
     assertThat(model.requests().get(1).messages().getLast().content())
         .startsWith(
             "Your previous decision was invalid: there is no agent 'poet'; the agents are:"
-                + " analyst, researcher, scribe, writer");
+                + " analyst, assistant, researcher, scribe, writer");
     assertThat(mongo.findAll(Task.class)).isEmpty();
     assertThat(onlyAssistantMessage().content()).isEqualTo("I have no poet, sorry.");
   }
@@ -323,7 +336,9 @@ class OrchestratorTest {
     String foreign =
         "{\"action\":\"reactivate\",\"subAgentId\":\""
             + elsewhere.subAgent().id()
-            + "\",\"message\":\"MongoDB\"}";
+            + "\",\"message\":\"MongoDB\","
+            + SURE
+            + "}";
     model.replies(foreign, foreign, foreign);
 
     orchestrator.handle(also);
@@ -357,6 +372,92 @@ class OrchestratorTest {
   }
 
   @Test
+  void aConfidenceAboveOneIsRepairedWithTheReason() {
+    ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
+    model.replies(
+        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\","
+            + "\"confidence\":1.5,\"reason\":\"Sure.\"}",
+        RESEARCH_KAFKA);
+
+    orchestrator.handle(research);
+
+    assertThat(model.requests().get(1).messages().getLast().content())
+        .startsWith("Your previous decision was invalid: field 'confidence': ")
+        .contains("1");
+    assertThat(mongo.findAll(Task.class))
+        .singleElement()
+        .extracting(Task::routing)
+        .isEqualTo(new Task.Routing(0.9, "The person asked for it.", false));
+  }
+
+  @Test
+  void aTaskDecidedWithLowConfidenceGoesToTheFallbackAgent() {
+    ChatMessage sing = stored.userMessage(CHAT, "Sing me a song");
+    model.replies(
+        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Sing a song\","
+            + "\"confidence\":0.4,\"reason\":\"Nobody here sings.\"}");
+
+    orchestrator.handle(sing);
+
+    Task task = mongo.findAll(Task.class).getFirst();
+    assertThat(mongo.findAll(Task.class)).hasSize(1);
+    assertThat(task.agent()).isEqualTo("assistant");
+    assertThat(task.instruction()).isEqualTo("Sing a song");
+    assertThat(task.routing()).isEqualTo(new Task.Routing(0.4, "Nobody here sings.", true));
+    assertThat(events(task.outbox()))
+        .singleElement()
+        .isInstanceOfSatisfying(
+            TaskCreated.class, e -> assertThat(e.agent()).isEqualTo("assistant"));
+  }
+
+  @Test
+  void aTaskDecidedAtTheMinimumConfidenceGoesToTheAgentChosen() {
+    ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
+    model.replies(
+        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\","
+            + "\"confidence\":0.7,\"reason\":\"Probably research.\"}");
+
+    orchestrator.handle(research);
+
+    assertThat(mongo.findAll(Task.class))
+        .singleElement()
+        .satisfies(
+            t -> {
+              assertThat(t.agent()).isEqualTo("researcher");
+              assertThat(t.routing()).isEqualTo(new Task.Routing(0.7, "Probably research.", false));
+            });
+  }
+
+  @Test
+  void withoutAFallbackAgentLowConfidenceAsksThePersonToClarify() {
+    orchestrator =
+        orchestrator(
+            AgentCatalog.read(
+                new ByteArrayInputStream(
+                    """
+                    agents:
+                      - name: researcher
+                        description: Researches.
+                        systemPrompt: You research.
+                    """
+                        .getBytes(StandardCharsets.UTF_8)),
+                "test agents"));
+    ChatMessage sing = stored.userMessage(CHAT, "Sing me a song");
+    model.replies(
+        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Sing a song\","
+            + "\"confidence\":0.2,\"reason\":\"Nobody here sings.\"}");
+
+    orchestrator.handle(sing);
+    orchestrator.handle(sing);
+
+    assertThat(mongo.findAll(Task.class)).isEmpty();
+    ChatMessage answer = onlyAssistantMessage();
+    assertThat(answer.id()).isEqualTo(Ids.derived(sing.id(), "answer"));
+    assertThat(answer.content()).isEqualTo(LowConfidence.CLARIFY);
+    assertThat(model.requests()).hasSize(1);
+  }
+
+  @Test
   void startsEveryNodeWithoutDependenciesAtOnceAndNoOther() {
     ChatMessage report = stored.userMessage(CHAT, "Write a report on Kafka and Redis");
     model.replies(PLAN);
@@ -378,6 +479,9 @@ class OrchestratorTest {
         .containsExactlyInAnyOrder(
             tuple(Plans.taskId(plan.id(), "r1"), "researcher", "Research Kafka"),
             tuple(Plans.taskId(plan.id(), "r2"), "researcher", "Research Redis"));
+    assertThat(mongo.findAll(Task.class))
+        .extracting(Task::routing)
+        .containsOnly(new Task.Routing(0.9, "A report needs research first.", false));
     assertThat(mongo.findAll(Task.class))
         .allSatisfy(
             t ->
@@ -407,7 +511,8 @@ class OrchestratorTest {
         """
         {"action":"plan","nodes":[
           {"id":"a","agent":"researcher","instruction":"Research Kafka","dependsOn":["b"]},
-          {"id":"b","agent":"writer","instruction":"Write","dependsOn":["a"]}]}""";
+          {"id":"b","agent":"writer","instruction":"Write","dependsOn":["a"]}],
+         "confidence":0.9,"reason":"A report needs research first."}""";
     model.replies(cycle, cycle, cycle);
 
     orchestrator.handle(report);
@@ -439,7 +544,8 @@ class OrchestratorTest {
       {"action":"plan","nodes":[
         {"id":"r1","agent":"researcher","instruction":"Research Kafka"},
         {"id":"r2","agent":"researcher","instruction":"Research Redis","dependsOn":[]},
-        {"id":"w","agent":"writer","instruction":"Write a report","dependsOn":["r1","r2"]}]}""";
+        {"id":"w","agent":"writer","instruction":"Write a report","dependsOn":["r1","r2"]}],
+       "confidence":0.9,"reason":"A report needs research first."}""";
 
   @Test
   void retriesAModelThatKeepsFailingThenApologises() {
@@ -458,10 +564,7 @@ class OrchestratorTest {
   @Test
   void retriesATransientModelFailureThenCarriesOutTheDecision() {
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
-    model
-        .fails(ScriptedModel.transientFailure())
-        .replies(
-            "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+    model.fails(ScriptedModel.transientFailure()).replies(RESEARCH_KAFKA);
 
     orchestrator.handle(research);
 
@@ -484,8 +587,7 @@ class OrchestratorTest {
   @Test
   void aRedeliveredMessageMakesNoSecondTaskAndNoSecondModelCall() {
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
-    model.replies(
-        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+    model.replies(RESEARCH_KAFKA);
 
     Publication first = orchestrator.handle(research);
     Publication again = orchestrator.handle(research);
@@ -517,7 +619,9 @@ class OrchestratorTest {
     model.replies(
         "{\"action\":\"reactivate\",\"subAgentId\":\""
             + earlier.subAgent().id()
-            + "\",\"message\":\"MongoDB\"}");
+            + "\",\"message\":\"MongoDB\","
+            + SURE
+            + "}");
 
     orchestrator.handle(also);
     orchestrator.handle(also);
@@ -643,6 +747,9 @@ class OrchestratorTest {
             "Context: {\"agents\":[{\"name\":\"analyst\",\"description\":\"Splits a comparison or"
                 + " a question with several parts into one request per subject, has researchers"
                 + " work on them in parallel, and writes one answer.\"},"
+                + "{\"name\":\"assistant\",\"description\":\"A general assistant for requests"
+                + " no other agent fits; says what this system can do and answers what it can"
+                + " itself. Uses no tools.\"},"
                 + "{\"name\":\"researcher\",\"description\":\"Researches a subject"
                 + " in the project's documents and answers with sources.\"},"
                 + "{\"name\":\"scribe\",\"description\":\"Writes a note (a markdown file) with"
@@ -689,9 +796,7 @@ class OrchestratorTest {
   @Test
   void aTaskWithoutSubAgentYetIsListedWithoutOne() {
     ChatMessage first = stored.userMessage(CHAT, "Research Kafka");
-    model.replies(
-        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}",
-        "{\"action\":\"answer\",\"answer\":\"Hi\"}");
+    model.replies(RESEARCH_KAFKA, "{\"action\":\"answer\",\"answer\":\"Hi\"}");
     orchestrator.handle(first);
     ChatMessage second = stored.userMessage(CHAT, "Hello");
 
@@ -713,9 +818,7 @@ class OrchestratorTest {
     stored.chat(CHAT, "chat-model");
     ChatMessage first = stored.userMessage(CHAT, "Hello");
     ChatMessage second = stored.userMessage(CHAT, "Research Kafka", "message-model");
-    model.replies(
-        "{\"action\":\"answer\",\"answer\":\"Hi\"}",
-        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+    model.replies("{\"action\":\"answer\",\"answer\":\"Hi\"}", RESEARCH_KAFKA);
 
     orchestrator.handle(first);
     orchestrator.handle(second);
@@ -734,8 +837,7 @@ class OrchestratorTest {
   void withoutAChosenModelTheDecisionAndTheTaskUseTheDefault() {
     stored.chat(CHAT, null);
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
-    model.replies(
-        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+    model.replies(RESEARCH_KAFKA);
 
     orchestrator.handle(research);
 
@@ -765,8 +867,7 @@ class OrchestratorTest {
   void aDecisionThatStartsATaskCountsOnTheChatNotOnTheTask() {
     stored.chat(CHAT, null);
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
-    model.replies(
-        "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\"}");
+    model.replies(RESEARCH_KAFKA);
 
     orchestrator.handle(research);
     orchestrator.handle(research);
@@ -786,7 +887,9 @@ class OrchestratorTest {
     model.replies(
         "{\"action\":\"reactivate\",\"subAgentId\":\""
             + earlier.subAgent().id()
-            + "\",\"message\":\"MongoDB\"}");
+            + "\",\"message\":\"MongoDB\","
+            + SURE
+            + "}");
 
     orchestrator.handle(also);
     orchestrator.handle(also);

@@ -30,7 +30,7 @@ class PlanValidationTest {
 
   @Test
   void refusesAPlanWithoutNodes() {
-    assertThatThrownBy(() -> validation.check(new Plan(List.of())))
+    assertThatThrownBy(() -> validation.check(plan()))
         .isInstanceOf(InvalidDecisionException.class)
         .hasMessage("the plan has no node; give it at least one");
   }
@@ -42,7 +42,7 @@ class PlanValidationTest {
       nodes.add(node("n" + i, "researcher"));
     }
 
-    assertThatThrownBy(() -> validation.check(new Plan(nodes)))
+    assertThatThrownBy(() -> validation.check(new Plan(nodes, 0.9, "A plan.")))
         .hasMessageStartingWith("the plan has 5 nodes, more than the 4 allowed");
   }
 
@@ -85,7 +85,7 @@ class PlanValidationTest {
   }
 
   private static Plan plan(Node... nodes) {
-    return new Plan(List.of(nodes));
+    return new Plan(List.of(nodes), 0.9, "A plan.");
   }
 
   private static Node node(String id, String agent, String... dependsOn) {

@@ -377,7 +377,8 @@ class OpenAiControllerTest {
                   null,
                   after,
                   after,
-                  after));
+                  after,
+                  null));
         };
 
     http.perform(completion(messages("user", "Write a report on Kafka and Redis"), false))
