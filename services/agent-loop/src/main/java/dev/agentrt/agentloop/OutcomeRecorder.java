@@ -268,24 +268,26 @@ class OutcomeRecorder {
             TaskStatus.running,
             TaskStatus.success,
             new Update().set("result", finalAnswer.answer()).unset("error"),
-            new TaskCompleted(
-                TaskEventIds.completed(answer.id()),
-                clock.instant(),
-                subAgent.taskId(),
-                subAgent.chatId(),
-                subAgent.id(),
-                finalAnswer.answer()));
-        ledger.append(
-            subAgent,
-            "run_end/" + answer.id(),
-            RunEvent.RUN_END,
-            RunLedger.data(
-                "status",
-                "completed",
-                "reason",
-                null,
-                "result",
-                RunLedger.excerpt(finalAnswer.answer())));
+            List.of(
+                new TaskCompleted(
+                    TaskEventIds.completed(answer.id()),
+                    clock.instant(),
+                    subAgent.taskId(),
+                    subAgent.chatId(),
+                    subAgent.id(),
+                    finalAnswer.answer())),
+            () ->
+                ledger.append(
+                    subAgent,
+                    "run_end/" + answer.id(),
+                    RunEvent.RUN_END,
+                    RunLedger.data(
+                        "status",
+                        "completed",
+                        "reason",
+                        null,
+                        "result",
+                        RunLedger.excerpt(finalAnswer.answer()))));
       }
     }
   }
@@ -464,24 +466,27 @@ class OutcomeRecorder {
         TaskStatus.running,
         TaskStatus.failed,
         new Update().set("error", error),
-        new TaskFailed(
-            TaskEventIds.failed(messageId),
-            now,
-            subAgent.taskId(),
-            subAgent.chatId(),
-            subAgent.id(),
-            reason,
-            error));
-    ledger.append(
-        subAgent,
-        "error/" + messageId,
-        RunEvent.ERROR,
-        RunLedger.data("reason", reason, "message", error));
-    ledger.append(
-        subAgent,
-        "run_end/" + messageId,
-        RunEvent.RUN_END,
-        RunLedger.data("status", "failed", "reason", reason, "result", null));
+        List.of(
+            new TaskFailed(
+                TaskEventIds.failed(messageId),
+                now,
+                subAgent.taskId(),
+                subAgent.chatId(),
+                subAgent.id(),
+                reason,
+                error)),
+        () -> {
+          ledger.append(
+              subAgent,
+              "error/" + messageId,
+              RunEvent.ERROR,
+              RunLedger.data("reason", reason, "message", error));
+          ledger.append(
+              subAgent,
+              "run_end/" + messageId,
+              RunEvent.RUN_END,
+              RunLedger.data("status", "failed", "reason", reason, "result", null));
+        });
   }
 
   /**
@@ -550,11 +555,26 @@ class OutcomeRecorder {
    */
   private void moveTask(
       SubAgent subAgent, TaskStatus from, TaskStatus to, Update changes, Event event) {
-    moveTask(subAgent, from, to, changes, List.of(event));
+    moveTask(subAgent, from, to, changes, List.of(event), () -> {});
   }
 
   private void moveTask(
       SubAgent subAgent, TaskStatus from, TaskStatus to, Update changes, List<Event> events) {
+    moveTask(subAgent, from, to, changes, events, () -> {});
+  }
+
+  /**
+   * {@link #moveTask(SubAgent, TaskStatus, TaskStatus, Update, Event)}, recording the run's end in
+   * the ledger between the write and the publishing: what the event leads to (the finalizer's
+   * answer, its ledger message) then comes after the {@code run_end} in the ledger, never before.
+   */
+  private void moveTask(
+      SubAgent subAgent,
+      TaskStatus from,
+      TaskStatus to,
+      Update changes,
+      List<Event> events,
+      Runnable recorded) {
     Instant now = clock.instant();
     if (to == TaskStatus.success || to == TaskStatus.failed) {
       changes.set("endedAt", now);
@@ -567,6 +587,7 @@ class OutcomeRecorder {
             .push("outbox")
             .each(events.stream().map(this::entry).toArray()),
         Task.class);
+    recorded.run();
     Task task = mongo.findById(subAgent.taskId(), Task.class);
     if (task != null) {
       outbox.publish(Collections.TASKS, task.id(), task.outbox());
