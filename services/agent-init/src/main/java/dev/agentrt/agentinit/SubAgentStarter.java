@@ -3,7 +3,6 @@ package dev.agentrt.agentinit;
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.events.EventCodec;
-import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.platform.outbox.Outbox;
@@ -20,6 +19,7 @@ import dev.agentrt.store.SubAgentIds;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
+import dev.agentrt.store.TaskCancellation;
 import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import java.time.Clock;
@@ -61,6 +61,7 @@ class SubAgentStarter {
   private final EventCodec codec;
   private final RunLedger ledger;
   private final CancelledSubAgents cancelled;
+  private final TaskCancellation cancellation;
   private final Clock clock = Clock.systemUTC();
 
   SubAgentStarter(
@@ -78,6 +79,7 @@ class SubAgentStarter {
     this.codec = codec;
     this.ledger = ledger;
     this.cancelled = cancelled;
+    this.cancellation = new TaskCancellation(mongo, outbox, codec, ledger);
   }
 
   void start(TaskCreated created) {
@@ -92,7 +94,7 @@ class SubAgentStarter {
       return; // cancelled (or ended) before it started: it never will
     }
     if (task.status() == TaskStatus.created && callerEnded(task)) {
-      cancelUnstarted(task, now);
+      cancellation.cancel(task.id()); // created → cancelled, with its TaskCancelled
       return;
     }
     SubAgent subAgent = subAgentOf(created, task, now);
@@ -153,33 +155,6 @@ class SubAgentStarter {
     }
     Task caller = mongo.findById(task.delegation().parentTaskId(), Task.class);
     return caller == null || !LIVE.contains(caller.status());
-  }
-
-  /** Cancels a {@code created} task that will never start, with its {@code TaskCancelled}. */
-  private void cancelUnstarted(Task task, Instant now) {
-    OutboxEntry event =
-        OutboxEntry.of(
-            new TaskCancelled(
-                TaskEventIds.cancelled(task.id()),
-                now,
-                task.id(),
-                task.chatId(),
-                null,
-                "It had not started: the task that asked for it had ended."),
-            codec);
-    Task cancelledTask =
-        mongo.findAndModify(
-            Query.query(Criteria.where("_id").is(task.id()).and("status").is(TaskStatus.created)),
-            new Update()
-                .set("status", TaskStatus.cancelled)
-                .set("updatedAt", now)
-                .set("endedAt", now)
-                .push("outbox", event),
-            FindAndModifyOptions.options().returnNew(true),
-            Task.class);
-    if (cancelledTask != null) {
-      outbox.publishOrLeaveToRelay(Collections.TASKS, task.id(), cancelledTask.outbox());
-    }
   }
 
   /**
