@@ -135,7 +135,9 @@ public final class Leases {
             FindAndModifyOptions.options().returnNew(true),
             as);
     if (taken != null) {
-      held.put(idOf.id(taken), new Hold());
+      Hold hold = new Hold();
+      hold.taken = true;
+      held.put(idOf.id(taken), hold);
     }
     return Optional.ofNullable(taken);
   }
@@ -219,7 +221,11 @@ public final class Leases {
    * @return the ids of the holds lost
    */
   public Set<String> renew() {
-    List<String> ids = List.copyOf(held.keySet());
+    // Only holds whose take was written: one being taken now is not in the document yet, and
+    // counting it lost would forget a hold the take then gets, leaving its work to wait for the
+    // lease to pass (a step stalled for the lease's 30 s, about once in a thousand takes).
+    List<String> ids =
+        held.entrySet().stream().filter(e -> e.getValue().taken).map(Map.Entry::getKey).toList();
     if (ids.isEmpty()) {
       return Set.of();
     }
@@ -309,6 +315,7 @@ public final class Leases {
     try {
       R result = write.get();
       taken = result != null && !(result instanceof UpdateResult u && u.getMatchedCount() == 0);
+      hold.taken = taken;
       return taken ? Optional.of(result) : Optional.empty();
     } finally {
       if (!taken) {
@@ -344,6 +351,9 @@ public final class Leases {
   /** A hold of this instance and the thread working on it, once one does. */
   private static final class Hold {
     private @Nullable Thread worker;
+
+    /** Its take is written: from now on it is renewed, and lost when a renewal misses it. */
+    volatile boolean taken;
 
     synchronized void attach(Thread thread) {
       worker = thread;

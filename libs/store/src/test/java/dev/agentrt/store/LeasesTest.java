@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.client.result.UpdateResult;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import java.time.Duration;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
@@ -26,6 +28,7 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.data.mongodb.core.query.Update;
+import org.springframework.data.mongodb.core.query.UpdateDefinition;
 
 /** The lease primitive on a real MongoDB-protocol server, with two instances racing for work. */
 class LeasesTest {
@@ -158,6 +161,43 @@ class LeasesTest {
     interrupted.await();
     assertThat(leases.heldIds()).containsExactly(going);
     assertThat(interruptions).hasValue(1);
+  }
+
+  @Test
+  void aRenewalWhileATakeIsBeingWrittenKeepsTheHoldTheTakeGets() throws Exception {
+    String id = work();
+    CountDownLatch writing = new CountDownLatch(1);
+    CountDownLatch renewed = new CountDownLatch(1);
+    // The same server; only the take's write waits until a renewal has run.
+    MongoTemplate slowTakes =
+        new MongoTemplate(client, "agentrt") {
+          @Override
+          public UpdateResult updateFirst(
+              Query query, UpdateDefinition update, Class<?> entityClass) {
+            writing.countDown();
+            try {
+              renewed.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return super.updateFirst(query, update, entityClass);
+          }
+        };
+    Leases leases =
+        new Leases(slowTakes, Work.class, "lease", LONG, Criteria.where("status").is("active"));
+    Future<Boolean> take = workers.submit(() -> leases.take(id, new Criteria(), new Update()));
+    writing.await();
+
+    assertThat(leases.renew()).isEmpty();
+    renewed.countDown();
+
+    assertThat(take.get()).isTrue();
+    assertThat(leases.holds(id)).isTrue();
+    CountDownLatch ran = new CountDownLatch(1);
+    leases.run(id, workers, ran::countDown);
+    ran.await();
+    assertThat(leases.renew()).isEmpty();
+    assertThat(leases.heldIds()).containsExactly(id);
   }
 
   @Test
