@@ -67,6 +67,11 @@ public final class BenchMain {
           "4 slow model",
           () -> scenarios.slowModel(options.scenarios().contains(6)));
       run(results, options.scenarios().contains(5), "5 parallel tools", scenarios::parallelTools);
+      run(
+          results,
+          options.scenarios().contains(7),
+          "7 Restate beside us",
+          () -> scenarios.restate(WORK));
       if (options.scenarios().contains(6)) {
         if (results.stream().anyMatch(r -> r.title.equals("4 slow model") && r.skipped == null)) {
           scenarios.footprintUnderLoad(footprint);

@@ -35,7 +35,9 @@ record BenchOptions(
       warm up until a step's CPU stops falling).
 
       Scenarios: 1 floor, 2 step overhead, 3 throughput, 4 slow model, 5 parallel tools,
-                 6 footprint (at rest, and under scenario 4 when it runs)
+                 6 footprint (at rest, and under scenario 4 when it runs),
+                 7 Restate beside us (the same tool loop on Restate; installs it with npm
+                   in bench/restate, skipped, saying why, where it cannot)
 
       Options:
         --quick                 smaller everything (2 repetitions, 200 slow-model sub-agents, …)
@@ -43,9 +45,10 @@ record BenchOptions(
         --reps N                repetitions of each scenario (default 3; --quick 2)
         --agents N              concurrent sub-agents in scenario 4 (default 1000; --quick 200)
         --latency MS            model latency in scenario 4 (default 500)
-        --step-agents N         sub-agents in scenario 2 (default 10)
-        --step-rounds R         tool rounds per sub-agent in scenarios 2 (default 10; --quick 5)
-        --throughput-agents N   sub-agents at once in scenario 3 (default 200; --quick 100)
+        --step-agents N         sub-agents in scenarios 2 and 7 (default 10)
+        --step-rounds R         tool rounds per sub-agent in scenarios 2 and 7 (default 10;
+                                --quick 5)
+        --throughput-agents N   sub-agents at once in scenarios 3 and 7 (default 200; --quick 100)
         --tool-calls K          parallel tool calls in scenario 5 (default 8; --quick 4)
         --tool-ms T             how long each of them takes (default 1000; --quick 500)
         --service-jvm-opts "…"  more JVM options for every service, e.g. a flight recording:
@@ -57,7 +60,7 @@ record BenchOptions(
   static BenchOptions parse(List<String> args) {
     boolean quick = args.contains("--quick");
     boolean help = false;
-    Set<Integer> scenarios = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6));
+    Set<Integer> scenarios = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7));
     int reps = quick ? 2 : 3;
     int slowAgents = quick ? 200 : 1000;
     long latency = 500;
@@ -78,7 +81,7 @@ record BenchOptions(
           scenarios = new TreeSet<>();
           for (String s : value(arg, it).split(",")) {
             int n = number(arg, s.strip(), 1);
-            if (n > 6) {
+            if (n > 7) {
               throw new IllegalArgumentException("--scenarios: there is no scenario " + n);
             }
             scenarios.add(n);

@@ -140,7 +140,7 @@ final class BenchStack implements AutoCloseable {
     return file;
   }
 
-  private static int freePort() {
+  static int freePort() {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     } catch (IOException e) {

@@ -1,16 +1,20 @@
 package dev.agentrt.bench;
 
 import dev.agentrt.bench.ScenarioResult.Target;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
-/** The six scenarios of issue 8, each repeated and summed up in a {@link ScenarioResult}. */
+/** The scenarios of issues 8 and 20, each repeated and summed up in a {@link ScenarioResult}. */
 final class Scenarios {
 
   private static final Duration BATCH_TIMEOUT = Duration.ofMinutes(5);
@@ -86,15 +90,28 @@ final class Scenarios {
   }
 
   private Measured measured(Supplier<Batch> run) {
-    Map<String, Long> pids = stack.pids();
-    Map<String, Double> cpuBefore = new LinkedHashMap<>();
-    pids.forEach((name, pid) -> cpuBefore.put(name, Proc.cpuSeconds(pid)));
+    Batch[] batch = new Batch[1];
+    Cpu cpu = cpu(stack.pids(), () -> batch[0] = run.get());
+    return new Measured(batch[0], cpu.seconds(), cpu.wallSeconds());
+  }
+
+  /** CPU seconds each of {@code pids} spent while {@code work} ran, and how long it ran. */
+  private record Cpu(Map<String, Double> seconds, double wallSeconds) {
+
+    double total() {
+      return seconds.values().stream().mapToDouble(Double::doubleValue).sum();
+    }
+  }
+
+  private static Cpu cpu(Map<String, Long> pids, Runnable work) {
+    Map<String, Double> before = new LinkedHashMap<>();
+    pids.forEach((name, pid) -> before.put(name, Proc.cpuSeconds(pid)));
     long wallStart = System.nanoTime();
-    Batch batch = run.get();
+    work.run();
     double wall = (System.nanoTime() - wallStart) / 1e9;
     Map<String, Double> cpu = new LinkedHashMap<>();
-    pids.forEach((name, pid) -> cpu.put(name, Proc.cpuSeconds(pid) - cpuBefore.get(name)));
-    return new Measured(batch, cpu, wall);
+    pids.forEach((name, pid) -> cpu.put(name, Proc.cpuSeconds(pid) - before.get(name)));
+    return new Cpu(cpu, wall);
   }
 
   ScenarioResult floor() {
@@ -347,6 +364,130 @@ final class Scenarios {
         .row("  last call answered → next model turn received", "ms", back)
         .row("first → last of the k calls reaching the endpoint", "ms", spread);
     return result;
+  }
+
+  /**
+   * Scenario 7: the same tool loop on Restate beside this stack, with the same fake model and an
+   * instant tool, every step durable on both sides. A step is seen from the model on both ({@link
+   * ModelGaps}): with {@code stepAgents} sub-agents its p50 and p99, then, with {@code
+   * throughputAgents} at once, steps per second, CPU per step (the runtime's processes and this
+   * JVM, which holds the fake model on both sides and Kafka and MongoDB on ours) and resident
+   * memory. Skipped, saying why, where Restate cannot be installed or run.
+   */
+  ScenarioResult restate(Path work) {
+    ScenarioResult result = new ScenarioResult("7-restate", "7 Restate beside us");
+    int few = options.stepAgents(), rounds = options.stepRounds();
+    int many = options.throughputAgents(), manyRounds = options.throughputRounds();
+    result.parameters.put("restate", "restate-server 1.7.12, TypeScript SDK 1.17.2 on Node.js");
+    result.parameters.put(
+        "workload",
+        "bench/restate/agent.mjs: per round one ctx.run of the model"
+            + " call, one ctx.run of the tool");
+    result.parameters.put("step", "fake model answered → the same sub-agent's next model request");
+    result.parameters.put("latencyAgents", few);
+    result.parameters.put("latencyRounds", rounds);
+    result.parameters.put("saturationAgents", many);
+    result.parameters.put("saturationRounds", manyRounds);
+    Optional<String> missing = RestateSide.install(say);
+    if (missing.isPresent()) {
+      result.skipped = missing.get();
+      say.accept("  skipped: " + missing.get());
+      return result;
+    }
+    Side ours = new Side(), theirs = new Side();
+    Map<String, Long> ourPids = stack.pids();
+    for (int rep = 0; rep < options.reps(); rep++) {
+      List<Script> scripts = instant(few, rounds);
+      batch("agentrt, few", scripts);
+      ours.gaps(ModelGaps.of(stack.model.turns(), ids(scripts)));
+      Measured measured = measured(() -> batch("agentrt, saturation", instant(many, manyRounds)));
+      Batch batch = measured.batch();
+      ours.saturation(
+          measured.steps(),
+          (batch.lastEndedAt() - batch.postedAt) / 1000.0,
+          measured.cpuSecondsTotal());
+    }
+    ours.rss(ourPids);
+    try (RestateSide restate = RestateSide.start(work, stack.model.baseUrl())) {
+      Map<String, Long> pids = new LinkedHashMap<>(restate.pids());
+      pids.put("bench JVM (fake model + driver)", ProcessHandle.current().pid());
+      for (int i = 1; i <= RESTATE_WARM_UP_BATCHES; i++) {
+        restateBatch(restate, "Restate warm-up " + i, instant(many, manyRounds));
+      }
+      for (int rep = 0; rep < options.reps(); rep++) {
+        List<Script> scripts = instant(few, rounds);
+        restateBatch(restate, "Restate, few", scripts);
+        theirs.gaps(ModelGaps.of(stack.model.turns(), ids(scripts)));
+        List<Script> load = instant(many, manyRounds);
+        Cpu cpu = cpu(pids, () -> restateBatch(restate, "Restate, saturation", load));
+        theirs.saturation((long) many * manyRounds, cpu.wallSeconds(), cpu.total());
+      }
+      theirs.rss(restate.pids());
+    }
+    result
+        .row("agentrt: step p50, " + few + " sub-agents", "ms", ours.p50)
+        .row("Restate: step p50, " + few + " sub-agents", "ms", theirs.p50)
+        .row("agentrt: step p99", "ms", ours.p99)
+        .row("Restate: step p99", "ms", theirs.p99)
+        .row("agentrt: steps per second, " + many + " at once", "1/s", ours.stepsPerSecond)
+        .row("Restate: steps per second", "1/s", theirs.stepsPerSecond)
+        .row("agentrt: CPU time per step, all processes", "ms", ours.cpuPerStep)
+        .row("Restate: CPU time per step, all processes", "ms", theirs.cpuPerStep)
+        .row("agentrt: RSS, six services + Kafka/MongoDB JVM", "MiB", ours.rss)
+        .row("Restate: RSS, server + Node.js service", "MiB", theirs.rss)
+        .row("agentrt ÷ Restate: step p50", "×", ratios(ours.p50, theirs.p50))
+        .row(
+            "agentrt ÷ Restate: steps per second",
+            "×",
+            ratios(ours.stepsPerSecond, theirs.stepsPerSecond))
+        .row(
+            "agentrt ÷ Restate: CPU time per step", "×", ratios(ours.cpuPerStep, theirs.cpuPerStep))
+        .row("agentrt ÷ Restate: RSS", "×", ratios(ours.rss, theirs.rss));
+    return result;
+  }
+
+  private static final int RESTATE_WARM_UP_BATCHES = 3;
+
+  /** One runtime's figures in scenario 7, a value per repetition. */
+  private static final class Side {
+    final List<Double> p50 = new ArrayList<>(), p99 = new ArrayList<>();
+    final List<Double> stepsPerSecond = new ArrayList<>(), cpuPerStep = new ArrayList<>();
+    final List<Double> rss = new ArrayList<>();
+
+    void gaps(Stats gaps) {
+      p50.add(gaps.p50());
+      p99.add(gaps.p99());
+    }
+
+    void saturation(long steps, double seconds, double cpuSeconds) {
+      stepsPerSecond.add(steps / seconds);
+      cpuPerStep.add(cpuSeconds * 1000 / steps);
+    }
+
+    void rss(Map<String, Long> pids) {
+      rss.add(pids.values().stream().mapToDouble(Proc::rssMiB).sum());
+    }
+  }
+
+  private static List<Double> ratios(List<Double> a, List<Double> b) {
+    List<Double> ratios = new ArrayList<>();
+    for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+      ratios.add(a.get(i) / b.get(i));
+    }
+    return ratios;
+  }
+
+  private void restateBatch(RestateSide restate, String label, List<Script> scripts) {
+    stack.model.reset();
+    long start = System.nanoTime();
+    restate.run(scripts, BATCH_TIMEOUT);
+    say.accept(
+        "  %s: %d sub-agents done in %.1f s"
+            .formatted(label, scripts.size(), (System.nanoTime() - start) / 1e9));
+  }
+
+  private static Set<String> ids(List<Script> scripts) {
+    return scripts.stream().map(Script::id).collect(Collectors.toSet());
   }
 
   /** Resident memory of every process now, and their sum. */
