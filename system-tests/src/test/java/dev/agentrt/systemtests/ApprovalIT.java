@@ -32,10 +32,11 @@ import tools.jackson.databind.JsonNode;
 /**
  * Tool approval end to end on the offline model: "Save a note: …" starts the scribe, whose {@code
  * write_note} call waits for the person. Approved — even twice at once, with tool-runner killed
- * between the approval and the run, or with agent-loop killed while the call waits — the note is
- * written exactly once and the run finishes with its path; rejected, the call never reaches
- * tool-runner and the model answers with the reason. An OpenAI-compatible client gets the approval
- * request as its reply and approves with its next message.
+ * between the approval and the run or while it writes the note, with agent-loop killed while the
+ * call waits, or with the orchestrator and agent-loop killed right after the decision is stored —
+ * the note is written exactly once and the run finishes with its path; rejected, the call never
+ * reaches tool-runner and the model answers with the reason. An OpenAI-compatible client gets the
+ * approval request as its reply and approves with its next message.
  */
 class ApprovalIT {
 
@@ -159,6 +160,67 @@ class ApprovalIT {
   }
 
   @Test
+  void orchestratorAndAgentLoopKilledRightAfterTheDecisionIsStoredLoseNothing() {
+    String chatId = api.createChat();
+    String toolCallId = approvalRequested(chatId, "Save a note: decided then crashed");
+
+    assertThat(decide(chatId, toolCallId, true, null).status()).isEqualTo(202);
+    services.kill("orchestrator");
+    services.kill("agent-loop");
+    Document decision = toolCall(toolCallId).get("decision", Document.class);
+    assertThat(decision).as("the decision is stored").isNotNull();
+    assertThat(decision.getBoolean("approved")).isTrue();
+    await()
+        .atMost(RUN_TIMEOUT)
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> toolCall(toolCallId).getString("status").equals("success"));
+    services.startAgain("agent-loop");
+    services.startAgain("orchestrator");
+
+    String answer = finalAnswer(chatId);
+    List<Path> written = notesNamed("decided-then-crashed");
+    assertThat(written).as("written exactly once").hasSize(1);
+    assertThat(answer).isEqualTo("Saved the note " + written.getFirst() + ".");
+    assertThat(ledgerTypes(chatId).stream().filter("approval_decided"::equals))
+        .as("the decision in the ledger, once")
+        .hasSize(1);
+    assertThat(answers(chatId)).as("one answer").isOne();
+  }
+
+  /**
+   * tool-runner killed as soon as the call leaves {@code pending}: while it is {@code running}
+   * (write_note under way; the restarted runner takes it up when its lease expires and runs it
+   * again, finding the note its first run may have written), or later (recorded, not yet answered).
+   * The instant varies from run to run; whichever it is, the note is written once.
+   */
+  @Test
+  void toolRunnerKilledWhileItWritesTheNoteWritesItOnce() {
+    String chatId = api.createChat();
+    String toolCallId = approvalRequested(chatId, "Save a note: written through a crash");
+
+    assertThat(decide(chatId, toolCallId, true, null).status()).isEqualTo(202);
+    String seen =
+        await()
+            .atMost(RUN_TIMEOUT)
+            .pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofMillis(1))
+            .until(() -> toolCall(toolCallId).getString("status"), s -> !s.equals("pending"));
+    services.kill("tool-runner");
+    System.out.printf(
+        "TOOL-RUNNER KILLED: the write_note call was %s when seen, %s after the kill%n",
+        seen, toolCall(toolCallId).getString("status"));
+    services.startAgain("tool-runner");
+
+    String answer = finalAnswer(chatId);
+    List<Path> written = notesNamed("written-through-a-crash");
+    assertThat(written).as("written exactly once").hasSize(1);
+    assertThat(answer).isEqualTo("Saved the note " + written.getFirst() + ".");
+    assertThat(toolCall(toolCallId).getString("status")).isEqualTo("success");
+    assertThat(answers(chatId)).as("one answer").isOne();
+    assertThat(stack.toolResultsPerCall()).allSatisfy((call, n) -> assertThat(n).isOne());
+  }
+
+  @Test
   void anOpenAiClientGetsTheApprovalRequestAsTheReplyAndApprovesWithItsNextMessage() {
     String note = "Save a note: asked over the openai api";
     ChatApi.Response asked = complete(List.of("user", note));
@@ -240,6 +302,13 @@ class ApprovalIT {
               return last == null ? null : last.path("content").asString();
             },
             answer -> answer != null);
+  }
+
+  /** The finalizer's answers in the chat (the approval request, linked to its call, left out). */
+  private static long answers(String chatId) {
+    return stack.answers().stream()
+        .filter(m -> m.getString("chatId").equals(chatId) && m.get("toolCallId") == null)
+        .count();
   }
 
   private static JsonNode messageWith(String chatId, String field) {

@@ -8,9 +8,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -25,10 +27,17 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>{@code [repeat] …}: calls {@code read_doc} on {@code kafka.md}, every time;
  *   <li>{@code [loop] …}: calls {@code search_docs} with a new query every time;
  *   <li>{@code [hang] …}: holds the call until the server closes, then calls {@code search_docs};
+ *   <li>{@code [guide] …}: the first turn calls {@code search_docs} (held while a test holds it
+ *       with {@link #holdFirstGuidedTurn}); every later turn answers {@code Guided: <the last user
+ *       message>}, so guidance shows in the answer it reached;
+ *   <li>{@code [write] <path>|<content>} (decided for the {@code filer} agent): calls {@code
+ *       files__write_file} with that path and content, then answers {@code Tool said: <its
+ *       result>};
  *   <li>anything else: HTTP 500, counting the agent turns it refused.
  * </ul>
  *
  * Every other call (the finalizer's) fails with HTTP 500 too. Each answer reports 20 + 10 tokens.
+ * The messages of every agent turn it answered are kept, in order ({@link #agentTurns(String)}).
  */
 final class FakeOpenAiServer implements AutoCloseable {
 
@@ -50,11 +59,17 @@ final class FakeOpenAiServer implements AutoCloseable {
        "confidence":0.9,"reason":"Two independent branches."}""";
 
   private static final String ANSWER = "[answer] ";
+  private static final String WRITE = "[write] ";
+
+  /** The agent {@code [write]} tasks are decided for: it lists {@code files__write_file}. */
+  static final String FILER = "filer";
 
   private final HttpServer server;
   final AtomicInteger refusedAgentTurns = new AtomicInteger();
   final AtomicInteger agentTurns = new AtomicInteger();
   private final CountDownLatch closing = new CountDownLatch(1);
+  private final List<JsonNode> agentTurnMessages = new CopyOnWriteArrayList<>();
+  private volatile ScriptedOpenAiServer.@Nullable Gate firstGuidedTurn;
 
   FakeOpenAiServer() {
     try {
@@ -79,10 +94,15 @@ final class FakeOpenAiServer implements AutoCloseable {
       respond(
           exchange,
           200,
-          said.startsWith("[plan]") ? OpenAiWire.text(PLAN) : OpenAiWire.newResearchTask(request));
+          said.startsWith("[plan]")
+              ? OpenAiWire.text(PLAN)
+              : said.startsWith(WRITE)
+                  ? OpenAiWire.newTask(request, FILER)
+                  : OpenAiWire.newResearchTask(request));
       return;
     }
     if (OpenAiWire.isAgentTurn(request)) {
+      agentTurnMessages.add(messages);
       String instruction = messages.path(1).path("content").asString("");
       int turn = 0;
       for (JsonNode m : messages) {
@@ -115,12 +135,74 @@ final class FakeOpenAiServer implements AutoCloseable {
         respond(exchange, 200, toolCall(call, "search_docs", "{\"query\":\"x\"}"));
         return;
       }
+      if (instruction.startsWith("[guide]")) {
+        agentTurns.incrementAndGet();
+        ScriptedOpenAiServer.Gate gate = firstGuidedTurn;
+        if (turn == 0 && gate != null) {
+          gate.pass();
+        }
+        respond(
+            exchange,
+            200,
+            turn == 0
+                ? toolCall(call, "search_docs", "{\"query\":\"kafka\"}")
+                : OpenAiWire.text("Guided: " + last(messages, "user")));
+        return;
+      }
+      if (instruction.startsWith(WRITE)) {
+        agentTurns.incrementAndGet();
+        String[] pathAndContent =
+            instruction.lines().findFirst().orElse("").substring(WRITE.length()).split("\\|", 2);
+        respond(
+            exchange,
+            200,
+            turn == 0
+                ? toolCall(
+                    call,
+                    "files__write_file",
+                    JSON.createObjectNode()
+                        .put("path", pathAndContent[0])
+                        .put("content", pathAndContent[1])
+                        .toString())
+                : OpenAiWire.text("Tool said: " + last(messages, "tool")));
+        return;
+      }
       refusedAgentTurns.incrementAndGet();
     }
     respond(
         exchange,
         500,
         "{\"error\":{\"message\":\"the fake provider is down\",\"type\":\"server_error\"}}");
+  }
+
+  /**
+   * From now on, the first turn of a {@code [guide]} task waits at the gate until it is released.
+   */
+  ScriptedOpenAiServer.Gate holdFirstGuidedTurn() {
+    ScriptedOpenAiServer.Gate gate = new ScriptedOpenAiServer.Gate();
+    firstGuidedTurn = gate;
+    return gate;
+  }
+
+  /**
+   * The messages of each agent turn of the task whose instruction starts with this, in the order
+   * asked.
+   */
+  List<JsonNode> agentTurns(String instruction) {
+    return agentTurnMessages.stream()
+        .filter(m -> m.path(1).path("content").asString("").startsWith(instruction))
+        .toList();
+  }
+
+  /** The content of the conversation's last message with this role. */
+  private static String last(JsonNode messages, String role) {
+    String content = "";
+    for (JsonNode m : messages) {
+      if (m.path("role").asString().equals(role)) {
+        content = m.path("content").asString("");
+      }
+    }
+    return content;
   }
 
   private static String toolCall(String id, String name, String arguments) {

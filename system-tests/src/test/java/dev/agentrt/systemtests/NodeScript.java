@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Node.js script of {@code system-tests/src/test/js} run as a process: its output is printed and
@@ -29,17 +30,23 @@ final class NodeScript {
 
   /** Skips the test unless Node.js 20+ and the folder's npm packages are installed. */
   static void assumeInstalled(String... packages) {
-    String version = run(List.of("node", "--version"), Duration.ofSeconds(20));
-    assumeTrue(
-        version != null && version.matches("(?s)v(\\d+)\\..*") && major(version) >= 20,
-        "Node.js 20 or newer is not on the PATH (found: "
-            + version
-            + "); .ci/run installs it, or apt-get install nodejs npm");
+    String nodeMissing = nodeMissing();
+    assumeTrue(nodeMissing == null, nodeMissing);
     for (String npmPackage : packages) {
       assumeTrue(
           Files.isDirectory(FOLDER.resolve("node_modules").resolve(npmPackage)),
           npmPackage + " is not installed in " + FOLDER + "; run: npm ci --prefix " + FOLDER);
     }
+  }
+
+  /** Why Node.js 20 or newer cannot run here, or null when it can. */
+  static @Nullable String nodeMissing() {
+    String version = run(List.of("node", "--version"), Duration.ofSeconds(20));
+    return version != null && version.matches("(?s)v(\\d+)\\..*") && major(version) >= 20
+        ? null
+        : "Node.js 20 or newer is not on the PATH (found: "
+            + version
+            + "); .ci/run installs it, or apt-get install nodejs npm";
   }
 
   /** Skips the test unless this program is there. */

@@ -35,12 +35,17 @@ final class OpenAiWire {
 
   /** The decision a model would make for the person's last message: a task for the researcher. */
   static String newResearchTask(JsonNode request) {
+    return newTask(request, "researcher");
+  }
+
+  /** A decision putting the agent on a task whose instruction is the person's last message. */
+  static String newTask(JsonNode request, String agent) {
     JsonNode messages = request.path("messages");
     String instruction = messages.path(messages.size() - 1).path("content").asString();
     ObjectNode decision =
         JSON.createObjectNode()
             .put("action", "new_task")
-            .put("agent", "researcher")
+            .put("agent", agent)
             .put("instruction", instruction)
             .put("confidence", 0.9)
             .put("reason", "The person asks for research.");

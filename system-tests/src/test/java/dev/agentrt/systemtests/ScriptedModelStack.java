@@ -7,14 +7,19 @@ import dev.agentrt.localstack.TopicCreator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A second stack whose services use their real OpenAI-compatible provider against a {@link
  * FakeOpenAiServer}, started once for the system tests of this JVM that script the model end to end
  * (its model must not touch the offline-model stack's runs). Holds are renewed and swept every
  * second ({@code agentrt.leases.renew-every}), so deadline tests need not wait long; the model is
- * tried {@link #MODEL_ATTEMPTS} times.
+ * tried {@link #MODEL_ATTEMPTS} times. The agents are the shipped ones and a {@code filer} that
+ * lists {@link McpFilesystemServer#WRITE_FILE}, whose server tool-runner runs, rooted at {@link
+ * #files}, where node and its npm package are installed ({@link #mcpMissing} says why not).
  */
 final class ScriptedModelStack {
 
@@ -24,12 +29,26 @@ final class ScriptedModelStack {
 
   final FakeOpenAiServer model;
   final RunningServices services;
+
+  /** The folder the filesystem MCP server writes in. */
+  final Path files;
+
+  /** Why tool-runner runs no filesystem MCP server, or null when it does. */
+  final @Nullable String mcpMissing;
+
   private final KafkaBroker kafka;
   private final EmbeddedMongo mongo;
 
   private ScriptedModelStack(
-      FakeOpenAiServer model, KafkaBroker kafka, EmbeddedMongo mongo, RunningServices services) {
+      FakeOpenAiServer model,
+      KafkaBroker kafka,
+      EmbeddedMongo mongo,
+      RunningServices services,
+      Path files,
+      @Nullable String mcpMissing) {
     this.model = model;
+    this.files = files;
+    this.mcpMissing = mcpMissing;
     this.kafka = kafka;
     this.mongo = mongo;
     this.services = services;
@@ -50,17 +69,11 @@ final class ScriptedModelStack {
   private static ScriptedModelStack start() {
     try {
       FakeOpenAiServer model = new FakeOpenAiServer();
-      KafkaBroker kafka =
-          KafkaBroker.start(
-              Files.createTempDirectory("agentrt-scripted-model").resolve("kafka"), 0);
-      EmbeddedMongo mongo = EmbeddedMongo.start(null, 0);
-      TopicCreator.createAll(kafka.bootstrapServers());
-      RunningServices services =
-          RunningServices.start(
-              "scripted-model",
-              Services.ALL,
-              kafka.bootstrapServers(),
-              mongo.uri(),
+      Path dir = Files.createTempDirectory("agentrt-scripted-model");
+      Path repoRoot = Path.of(System.getProperty("agentrt.repo.root", ".."));
+      Path files = Files.createDirectories(dir.resolve("files"));
+      Map<String, String> env =
+          new HashMap<>(
               Map.of(
                   "AGENTRT_MODEL_PROVIDER", "openai",
                   "AGENTRT_MODEL_BASE_URL", model.baseUrl(),
@@ -70,10 +83,42 @@ final class ScriptedModelStack {
                   "AGENTRT_LEASES_RENEW_EVERY", "1s",
                   "AGENTRT_FINALIZER_MODEL_ATTEMPTS", "2",
                   "AGENTRT_FINALIZER_MODEL_BACKOFF", "100ms"));
-      return new ScriptedModelStack(model, kafka, mongo, services);
+      env.put("AGENTRT_AGENTS_FILE", agentsWithFiler(repoRoot, dir).toString());
+      String mcpMissing = McpFilesystemServer.missing(repoRoot);
+      if (mcpMissing == null) {
+        env.put(
+            "SPRING_CONFIG_ADDITIONAL_LOCATION",
+            "file:" + McpFilesystemServer.configuration(repoRoot, files, dir));
+      }
+      KafkaBroker kafka = KafkaBroker.start(dir.resolve("kafka"), 0);
+      EmbeddedMongo mongo = EmbeddedMongo.start(null, 0);
+      TopicCreator.createAll(kafka.bootstrapServers());
+      RunningServices services =
+          RunningServices.start(
+              "scripted-model", Services.ALL, kafka.bootstrapServers(), mongo.uri(), env);
+      return new ScriptedModelStack(model, kafka, mongo, services, files, mcpMissing);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The shipped agents file with the {@code filer} agent added, written into {@code dir}. */
+  private static Path agentsWithFiler(Path repoRoot, Path dir) throws IOException {
+    String shipped =
+        Files.readString(repoRoot.resolve("libs/agents/src/main/resources/agents.yml"));
+    String filer =
+        """
+          - name: %s
+            description: Writes the file its task names (system tests).
+            maxSteps: 3
+            tools: [%s]
+            systemPrompt: Write the file your task names with %s.
+        """
+            .formatted(
+                FakeOpenAiServer.FILER,
+                McpFilesystemServer.WRITE_FILE,
+                McpFilesystemServer.WRITE_FILE);
+    return Files.writeString(dir.resolve("agents.yml"), shipped.stripTrailing() + "\n" + filer);
   }
 
   private void stop() {

@@ -59,7 +59,8 @@ final class ScriptedOpenAiServer implements AutoCloseable {
       released.countDown();
     }
 
-    private void pass() {
+    /** Says the call arrived, then waits until the gate is released (two minutes at most). */
+    void pass() {
       arrived.countDown();
       try {
         released.await(2, TimeUnit.MINUTES);

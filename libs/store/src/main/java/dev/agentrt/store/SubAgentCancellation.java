@@ -18,13 +18,14 @@ public final class SubAgentCancellation {
   /**
    * Cancels the task's sub-agent if it still runs ({@code active} or {@code waiting_for_user}),
    * found by its task rather than by the task's {@code subAgentId}, so a sub-agent made by a start
-   * that has not linked it yet is cancelled too; the calls no tool-runner started fail. Its turn's
-   * hold is then no longer renewed, and its worker is interrupted ({@link Leases}).
+   * that has not linked it yet is cancelled too; the calls no tool-runner started fail (those
+   * awaiting approval rejected, each with its {@code approval_decided}). Its turn's hold is then no
+   * longer renewed, and its worker is interrupted ({@link Leases}).
    *
    * @return the sub-agent as it was, or null if none was running
    */
   public static @Nullable SubAgent cancelSubAgentOf(
-      MongoTemplate mongo, String taskId, Instant now) {
+      MongoTemplate mongo, RunLedger ledger, String taskId, Instant now) {
     SubAgent stopped =
         mongo.findAndModify(
             Query.query(
@@ -35,7 +36,7 @@ public final class SubAgentCancellation {
             new Update().set("status", SubAgentStatus.cancelled).set("updatedAt", now),
             SubAgent.class);
     if (stopped != null) {
-      PendingToolCalls.fail(mongo, stopped.id(), "cancelled", now);
+      PendingToolCalls.fail(mongo, ledger, stopped.id(), "cancelled", now);
     }
     return stopped;
   }

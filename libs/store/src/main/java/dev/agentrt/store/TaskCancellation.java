@@ -126,7 +126,7 @@ public class TaskCancellation {
 
   /** Cancels the task's sub-agent, even one a start has made but not linked yet. */
   private void stopSubAgent(String taskId, Instant now) {
-    SubAgentCancellation.cancelSubAgentOf(mongo, taskId, now);
+    SubAgentCancellation.cancelSubAgentOf(mongo, ledger, taskId, now);
   }
 
   /** What the sub-agent had done: its turns, its tool calls, its last words. */

@@ -1,5 +1,6 @@
 package dev.agentrt.agentinit;
 
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentCancellation;
 import java.time.Instant;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -15,12 +16,14 @@ import org.springframework.stereotype.Component;
 class CancelledSubAgents {
 
   private final MongoTemplate mongo;
+  private final RunLedger ledger;
 
-  CancelledSubAgents(MongoTemplate mongo) {
+  CancelledSubAgents(MongoTemplate mongo, RunLedger ledger) {
     this.mongo = mongo;
+    this.ledger = ledger;
   }
 
   void stop(String taskId, Instant now) {
-    SubAgentCancellation.cancelSubAgentOf(mongo, taskId, now);
+    SubAgentCancellation.cancelSubAgentOf(mongo, ledger, taskId, now);
   }
 }

@@ -103,7 +103,7 @@ class StartAndCancelTest {
                 Map.of("bootstrap.servers", kafka.getBrokersAsString()),
                 new StringSerializer(),
                 new ByteArraySerializer()));
-    cancelledSubAgents = new CancelledSubAgents(mongo);
+    cancelledSubAgents = new CancelledSubAgents(mongo, new RunLedger(mongo));
     starter =
         new SubAgentStarter(
             startersMongo,
@@ -112,7 +112,7 @@ class StartAndCancelTest {
             new Outbox(new EventPublisher(template, "agent-init-test"), startersMongo),
             new EventCodec(),
             new RunLedger(startersMongo),
-            new CancelledSubAgents(startersMongo));
+            new CancelledSubAgents(startersMongo, new RunLedger(startersMongo)));
   }
 
   @AfterAll

@@ -92,7 +92,7 @@ class SubAgentStarterTest {
             new Outbox(new EventPublisher(template, "agent-init-test"), mongo),
             codec,
             new RunLedger(mongo),
-            new CancelledSubAgents(mongo));
+            new CancelledSubAgents(mongo, new RunLedger(mongo)));
   }
 
   @AfterAll

@@ -85,7 +85,7 @@ class UnstartedTaskSweepTest {
             new Outbox(new EventPublisher(template, "agent-init-test"), mongo),
             new EventCodec(),
             new RunLedger(mongo),
-            new CancelledSubAgents(mongo));
+            new CancelledSubAgents(mongo, new RunLedger(mongo)));
     sweep =
         new UnstartedTaskSweep(
             mongo,

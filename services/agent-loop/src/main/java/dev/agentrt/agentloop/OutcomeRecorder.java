@@ -388,7 +388,7 @@ class OutcomeRecorder {
    * failed} with the reason, and the answer's outbox is emptied so the relay announces nothing.
    */
   void dropCalls(SubAgentMessage answer, String reason) {
-    PendingToolCalls.fail(mongo, answer.subAgentId(), reason, clock.instant());
+    PendingToolCalls.fail(mongo, ledger, answer.subAgentId(), reason, clock.instant());
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(answer.id())),
         new Update().set(Outbox.FIELD, List.of()),
@@ -460,7 +460,7 @@ class OutcomeRecorder {
             List.of()),
         now);
     move(subAgent, SubAgentStatus.active, SubAgentStatus.failed);
-    PendingToolCalls.fail(mongo, subAgent.id(), reason, now);
+    PendingToolCalls.fail(mongo, ledger, subAgent.id(), reason, now);
     moveTask(
         subAgent,
         TaskStatus.running,

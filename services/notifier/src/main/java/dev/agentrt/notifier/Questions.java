@@ -6,6 +6,7 @@ import dev.agentrt.events.TaskWaiting;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.Task;
 import java.time.Clock;
 import java.time.Instant;
@@ -66,7 +67,12 @@ class Questions {
               ? ChatMessage.approvalRequest(
                   id,
                   waiting.chatId(),
-                  approvalText(task.agent(), employer(task), waiting.tool(), waiting.arguments()),
+                  approvalText(
+                      task.agent(),
+                      employer(task),
+                      waiting.tool(),
+                      waiting.arguments(),
+                      waiting.taskId()),
                   waiting.taskId(),
                   waiting.toolCallId(),
                   now,
@@ -107,15 +113,27 @@ class Questions {
     return "The " + who(agent, employer) + " needs more information: " + question.strip();
   }
 
-  /** "The Scribe asks to run write_note with {"title":"x"}. Approve or reject it." */
+  /**
+   * "The Scribe asks to run write_note with {"title":"x"}. Approve or reject it." Arguments longer
+   * than {@link RunLedger#EXCERPT} characters are cut, saying where all of them are: the task's
+   * details ({@code GET /api/tasks/<taskId>}, its {@code toolCalls}).
+   */
   static String approvalText(
-      String agent, @Nullable String employer, String tool, String arguments) {
+      String agent, @Nullable String employer, String tool, String arguments, String taskId) {
+    String shown = RunLedger.excerpt(arguments);
     return "The "
         + who(agent, employer)
         + " asks to run "
         + tool
         + " with "
-        + arguments
+        + shown
+        + (shown.equals(arguments)
+            ? ""
+            : " (cut at "
+                + RunLedger.EXCERPT
+                + " characters; all of them: GET /api/tasks/"
+                + taskId
+                + ")")
         + ". Approve or reject it.";
   }
 

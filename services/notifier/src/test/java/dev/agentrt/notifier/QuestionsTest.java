@@ -121,6 +121,19 @@ class QuestionsTest {
   }
 
   @Test
+  void longArgumentsAreCutInTheRequestWhichSaysWhereAllOfThemAre() {
+    String arguments = "{\"content\":\"" + "x".repeat(100_000) + "\"}";
+
+    String text = Questions.approvalText("scribe", null, "write_note", arguments, "task-1");
+
+    assertThat(text)
+        .startsWith("The Scribe asks to run write_note with {\"content\":\"xxx")
+        .endsWith(
+            "… (cut at 2000 characters; all of them: GET /api/tasks/task-1). Approve or reject it.")
+        .hasSizeLessThan(2200);
+  }
+
+  @Test
   void capitalisesTheAgentsName() {
     assertThat(Questions.text("code-reviewer", " Which file? "))
         .isEqualTo("The Code-reviewer needs more information: Which file?");

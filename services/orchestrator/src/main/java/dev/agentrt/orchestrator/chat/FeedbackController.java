@@ -34,7 +34,7 @@ import org.springframework.web.server.ResponseStatusException;
  *
  * Only the chat's owner gives feedback (as for posting messages); another's chat is {@code 404}.
  * {@code POST /v1/orchestration/{id}/feedback} takes the same, for clients of the OpenAI-compatible
- * API.
+ * API ({@link OpenAiFeedbackController}).
  */
 @RestController
 class FeedbackController {
@@ -81,7 +81,7 @@ class FeedbackController {
     this.guidance = guidance;
   }
 
-  @PostMapping({"/api/chats/{chatId}/feedback", "/v1/orchestration/{chatId}/feedback"})
+  @PostMapping("/api/chats/{chatId}/feedback")
   @ResponseStatus(HttpStatus.ACCEPTED)
   Accepted feedback(@PathVariable String chatId, @Valid @RequestBody Feedback body) {
     Chat chat =

@@ -4,10 +4,10 @@ import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.ApprovalDecision;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.Leases;
-import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
@@ -96,7 +96,7 @@ public class ToolCallApprovals {
   /**
    * Decides a call of the chat.
    *
-   * @param by who decided: a user's name, or {@code timeout}
+   * @param by who decided: a user's name, or {@link ApprovalDecision#TIMEOUT}
    * @param reason why, for a rejection (the model reads it); null: none given
    */
   public Outcome decide(
@@ -121,36 +121,15 @@ public class ToolCallApprovals {
       return new Outcome.NotFound();
     }
     Instant now = clock.instant();
-    org.bson.Document decision = decision(approved, by, now, approved ? null : reasonOr(reason));
-    if (messageId != null) {
-      decision.append("messageId", messageId);
-    }
+    ApprovalDecision decision =
+        new ApprovalDecision(approved, by, now, approved ? null : reasonOr(reason), messageId);
     Optional<ToolCall> decided =
         approved ? approve(call, decision, now) : reject(call, decision, now);
     if (decided.isEmpty()) {
       ToolCall current = mongo.findById(toolCallId, ToolCall.class);
       return new Outcome.NotAwaiting(current == null ? call.status() : current.status());
     }
-    ledger.append(
-        call.chatId(),
-        "approval_decided/" + call.id(),
-        RunEvent.APPROVAL_DECIDED,
-        call.taskId(),
-        call.subAgentId(),
-        call.agent(),
-        RunLedger.data(
-            "toolCallId",
-            call.id(),
-            "tool",
-            call.name(),
-            "approved",
-            approved,
-            "by",
-            by,
-            "at",
-            now.toString(),
-            "reason",
-            approved ? null : reasonOr(reason)));
+    decision.record(ledger, call);
     if (approved) {
       outbox.publishOrLeaveToRelay(
           Collections.SUB_AGENT_TOOL_CALLS, call.id(), decided.get().outbox());
@@ -172,7 +151,7 @@ public class ToolCallApprovals {
             .limit(limit);
     int rejected = 0;
     for (ToolCall call : mongo.find(old, ToolCall.class)) {
-      if (decide(call.chatId(), call.id(), false, "timeout", "timeout")
+      if (decide(call.chatId(), call.id(), false, "timeout", ApprovalDecision.TIMEOUT)
           instanceof Outcome.Decided) {
         rejected++;
       }
@@ -202,7 +181,7 @@ public class ToolCallApprovals {
             ToolCall.class));
   }
 
-  private Optional<ToolCall> approve(ToolCall call, org.bson.Document decision, Instant now) {
+  private Optional<ToolCall> approve(ToolCall call, ApprovalDecision decision, Instant now) {
     OutboxEntry requested =
         OutboxEntry.of(
             new ToolCallRequested(
@@ -223,21 +202,21 @@ public class ToolCallApprovals {
                     .is(ToolCallStatus.awaiting_approval)),
             new Update()
                 .set("status", ToolCallStatus.pending)
-                .set(ToolCall.DECISION, decision)
+                .set(ToolCall.DECISION, decision.document())
                 .set("updatedAt", now)
                 .push(Outbox.FIELD, requested),
             FindAndModifyOptions.options().returnNew(true),
             ToolCall.class));
   }
 
-  private Optional<ToolCall> reject(ToolCall call, org.bson.Document decision, Instant now) {
+  private Optional<ToolCall> reject(ToolCall call, ApprovalDecision decision, Instant now) {
     return holds.takeAndGet(
         call.id(),
         Criteria.where("status").is(ToolCallStatus.awaiting_approval),
         new Update()
             .set("status", ToolCallStatus.failed)
-            .set("error", rejection(decision.getString("reason")))
-            .set(ToolCall.DECISION, decision)
+            .set("error", rejection(decision.reason()))
+            .set(ToolCall.DECISION, decision.document())
             .set("updatedAt", now),
         ToolCall.class);
   }
@@ -289,15 +268,5 @@ public class ToolCallApprovals {
 
   private static String reasonOr(@Nullable String reason) {
     return reason == null || reason.isBlank() ? "rejected by the person" : reason.strip();
-  }
-
-  private static org.bson.Document decision(
-      boolean approved, String by, Instant at, @Nullable String reason) {
-    org.bson.Document decision =
-        new org.bson.Document("approved", approved).append("by", by).append("at", at);
-    if (reason != null) {
-      decision.append("reason", reason);
-    }
-    return decision;
   }
 }

@@ -6,7 +6,7 @@ import dev.agentrt.orchestrator.events.EventsProperties;
 import dev.agentrt.orchestrator.events.LedgerFollower;
 import dev.agentrt.orchestrator.events.StreamSlots;
 import dev.agentrt.orchestrator.events.StreamedEvent;
-import dev.agentrt.orchestrator.http.RequestTooLargeException;
+import dev.agentrt.orchestrator.http.OpenAiCompatible;
 import dev.agentrt.orchestrator.models.ModelNames;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.RunEvent;
@@ -22,15 +22,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.http.converter.HttpMessageNotReadableException;
-import org.springframework.web.ErrorResponseException;
-import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -52,12 +47,12 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/v1")
+@OpenAiCompatible
 class OpenAiController {
 
   static final String MODEL = "agentrt";
   static final String CHAT_ID = "X-Chat-Id";
 
-  private static final Logger log = LoggerFactory.getLogger(OpenAiController.class);
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final int CHUNK_LENGTH = 64;
 
@@ -116,7 +111,7 @@ class OpenAiController {
       }
       Optional<ChatMessage> reply = conversations.awaitReply(question);
       if (reply.isEmpty()) {
-        return error(noReply(chatId), chatId, HttpHeaders.EMPTY);
+        return OpenAiErrors.error(noReply(chatId), chatId, HttpHeaders.EMPTY);
       }
       return ResponseEntity.ok()
           .header(CHAT_ID, chatId)
@@ -321,79 +316,5 @@ class OpenAiController {
   private static void write(OutputStream out, String text) throws IOException {
     out.write(text.getBytes(StandardCharsets.UTF_8));
     out.flush();
-  }
-
-  @ExceptionHandler(OpenAiException.class)
-  ResponseEntity<ObjectNode> refused(OpenAiException e) {
-    return error(e, null, HttpHeaders.EMPTY);
-  }
-
-  /**
-   * What the shared parts refuse (too many messages in the chat, too many streams), with its status
-   * and headers; a {@code 429} as OpenAI's own rate limit, so OpenAI clients back off and retry.
-   */
-  @ExceptionHandler(ErrorResponseException.class)
-  ResponseEntity<ObjectNode> refused(ErrorResponseException e) {
-    HttpStatus status = HttpStatus.valueOf(e.getStatusCode().value());
-    boolean rateLimited = status == HttpStatus.TOO_MANY_REQUESTS;
-    String detail = e.getBody().getDetail();
-    return error(
-        new OpenAiException(
-            status,
-            detail == null ? status.getReasonPhrase() : detail,
-            rateLimited ? "requests" : OpenAiException.INVALID_REQUEST,
-            null,
-            rateLimited ? "rate_limit_exceeded" : null),
-        null,
-        e.getHeaders());
-  }
-
-  /** A body that could not be read: a chunked body past the size limit ({@code 413}) or cut off. */
-  @ExceptionHandler(HttpMessageNotReadableException.class)
-  ResponseEntity<ObjectNode> unreadable(HttpMessageNotReadableException e) {
-    OpenAiException refusal =
-        RequestTooLargeException.in(e)
-            .map(
-                tooLarge ->
-                    new OpenAiException(
-                        HttpStatus.CONTENT_TOO_LARGE,
-                        tooLarge.getMessage(),
-                        OpenAiException.INVALID_REQUEST,
-                        null,
-                        "request_too_large"))
-            .orElseGet(() -> OpenAiException.invalid("the request body could not be read", null));
-    return error(refusal, null, HttpHeaders.EMPTY);
-  }
-
-  @ExceptionHandler(Exception.class)
-  ResponseEntity<ObjectNode> failed(Exception e) {
-    log.error("OpenAI-compatible request failed", e);
-    return error(
-        new OpenAiException(
-            HttpStatus.INTERNAL_SERVER_ERROR,
-            "the request could not be completed: " + e.getClass().getSimpleName(),
-            "server_error",
-            null,
-            null),
-        null,
-        HttpHeaders.EMPTY);
-  }
-
-  private static ResponseEntity<ObjectNode> error(
-      OpenAiException e, @Nullable String chatId, HttpHeaders headers) {
-    ObjectNode body = JSON.createObjectNode();
-    ObjectNode error = body.putObject("error").put("message", e.getMessage()).put("type", e.type());
-    if (e.param() != null) {
-      error.put("param", e.param());
-    }
-    if (e.code() != null) {
-      error.put("code", e.code());
-    }
-    ResponseEntity.BodyBuilder response =
-        ResponseEntity.status(e.status()).contentType(MediaType.APPLICATION_JSON).headers(headers);
-    if (chatId != null) {
-      response.header(CHAT_ID, chatId);
-    }
-    return response.body(body);
   }
 }

@@ -8,6 +8,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.EventType;
 import dev.agentrt.orchestrator.decision.WaitingQuestions;
+import dev.agentrt.orchestrator.openai.OpenAiErrors;
 import dev.agentrt.orchestrator.testing.SettableClock;
 import dev.agentrt.orchestrator.testing.SignedIn;
 import dev.agentrt.orchestrator.testing.Stored;
@@ -118,7 +119,10 @@ class FeedbackControllerTest {
             approvals,
             new WaitingQuestions(mongo, conversations),
             new Guidance(mongo, conversations, outbox, new EventCodec(), ledger));
-    http = MockMvcBuilders.standaloneSetup(controller).setControllerAdvice(new ApiErrors()).build();
+    http =
+        MockMvcBuilders.standaloneSetup(controller, new OpenAiFeedbackController(controller))
+            .setControllerAdvice(new OpenAiErrors(), new ApiErrors())
+            .build();
     stored = new Stored(mongo);
     stored.chat("chat-1", null);
     Stored.Started started =
@@ -215,6 +219,45 @@ class FeedbackControllerTest {
         .andExpect(status().isAccepted());
 
     assertThat(call(call).status()).isEqualTo(ToolCallStatus.pending);
+  }
+
+  @Test
+  void theOpenAiSidePathRefusesInOpenAisErrorShape() throws Exception {
+    ToolCall call = awaiting("c1");
+    String approve =
+        "{\"type\":\"approval\",\"toolCallId\":\"" + call.id() + "\",\"approved\":true}";
+    openAiFeedback(approve).andExpect(status().isAccepted());
+
+    openAiFeedback(approve)
+        .andExpect(status().isConflict())
+        .andExpect(jsonPath("$.error.type").value("invalid_request_error"))
+        .andExpect(
+            jsonPath("$.error.message")
+                .value(org.hamcrest.Matchers.containsString("awaits no approval")));
+    openAiFeedback("{\"type\":\"\"}")
+        .andExpect(status().isBadRequest())
+        .andExpect(jsonPath("$.error.param").value("type"))
+        .andExpect(jsonPath("$.error.message").value(org.hamcrest.Matchers.startsWith("type: ")));
+    openAiFeedback("{not json")
+        .andExpect(status().isBadRequest())
+        .andExpect(jsonPath("$.error.type").value("invalid_request_error"));
+    http.perform(
+            post("/v1/orchestration/no-such-chat/feedback")
+                .contentType(MediaType.APPLICATION_JSON)
+                .content(approve))
+        .andExpect(status().isNotFound())
+        .andExpect(jsonPath("$.error.message").value("no chat with id no-such-chat"));
+    feedback(approve)
+        .andExpect(status().isConflict())
+        .andExpect(jsonPath("$.detail").exists())
+        .andExpect(jsonPath("$.error").doesNotExist());
+  }
+
+  private ResultActions openAiFeedback(String body) throws Exception {
+    return http.perform(
+        post("/v1/orchestration/chat-1/feedback")
+            .contentType(MediaType.APPLICATION_JSON)
+            .content(body));
   }
 
   @Test

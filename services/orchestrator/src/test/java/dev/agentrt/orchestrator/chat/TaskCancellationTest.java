@@ -3,6 +3,7 @@ package dev.agentrt.orchestrator.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.orchestrator.testing.Approvals;
 import dev.agentrt.orchestrator.testing.Stored;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
@@ -18,6 +19,7 @@ import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
 import dev.agentrt.testing.InMemoryMongo;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -98,12 +100,53 @@ class TaskCancellationTest {
         .isEqualTo(ToolCallStatus.running);
     assertThat(new RunLedger(mongo).after("chat-1", 0, 10))
         .extracting(RunEvent::type)
-        .containsExactly(RunEvent.RUN_END);
+        .containsExactly(RunEvent.APPROVAL_DECIDED, RunEvent.RUN_END);
 
     assertThat(cancellation.cancel(started.task().id()))
         .isInstanceOf(TaskCancellation.Result.AlreadyEnded.class);
+    assertThat(new RunLedger(mongo).after("chat-1", 0, 10)).as("nothing recorded twice").hasSize(2);
     assertThat(cancellation.cancel("no-such-task"))
         .isInstanceOf(TaskCancellation.Result.NotFound.class);
+  }
+
+  @Test
+  void aCallAwaitingApprovalIsRejectedByTheCancellationWithItsApprovalDecidedOnce() {
+    stored.chat("chat-1", null);
+    Stored.Started started =
+        stored.startedTask(
+            "chat-1", "Save a note", TaskStatus.waiting, SubAgentStatus.active, null);
+    ToolCall awaiting =
+        withStatus(
+            stored.toolCall(started.subAgent(), "c1", "write_note", "{}"), "awaiting_approval");
+
+    cancellation.cancel(started.task().id());
+    cancellation.cancel(started.task().id());
+
+    List<RunEvent> decided =
+        new RunLedger(mongo)
+            .after("chat-1", 0, 10).stream()
+                .filter(e -> e.type().equals(RunEvent.APPROVAL_DECIDED))
+                .toList();
+    assertThat(decided).hasSize(1);
+    assertThat(decided.getFirst().taskId()).isEqualTo(started.task().id());
+    assertThat(decided.getFirst().data())
+        .containsEntry("toolCallId", awaiting.id())
+        .containsEntry("tool", "write_note")
+        .containsEntry("approved", false)
+        .containsEntry("by", "cancellation")
+        .containsEntry("reason", "cancelled")
+        .containsKey("at");
+    org.bson.Document decision =
+        mongo
+            .getCollection("sub_agent_tool_calls")
+            .find(new org.bson.Document("_id", awaiting.id()))
+            .first()
+            .get(ToolCall.DECISION, org.bson.Document.class);
+    assertThat(decision).containsEntry("approved", false).containsEntry("by", "cancellation");
+    assertThat(
+            Approvals.withoutBroker(mongo).decide("chat-1", awaiting.id(), true, null, "someone"))
+        .as("a person's decision after the cancellation's")
+        .isInstanceOf(ToolCallApprovals.Outcome.NotAwaiting.class);
   }
 
   private ToolCall withStatus(ToolCall call, String status) {

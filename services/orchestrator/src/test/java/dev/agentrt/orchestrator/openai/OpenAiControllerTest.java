@@ -155,7 +155,8 @@ class OpenAiControllerTest {
             new RunLedger(mongo),
             events,
             slots);
-    http = MockMvcBuilders.standaloneSetup(controller).build();
+    http =
+        MockMvcBuilders.standaloneSetup(controller).setControllerAdvice(new OpenAiErrors()).build();
   }
 
   // --- models --------------------------------------------------------------------------------

@@ -377,7 +377,8 @@ class ToolCallRunner implements DisposableBean {
   /** One attempt, within the tool's timeout; a timeout is transient. */
   private ToolOutcome executeOnce(ToolCall call, Duration timeout) {
     executions.increment();
-    Future<ToolOutcome> running = executor.submit(() -> toolbox.run(call.name(), call.arguments()));
+    Future<ToolOutcome> running =
+        executor.submit(() -> toolbox.run(call.name(), call.arguments(), call.id()));
     try {
       return running.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {

@@ -33,6 +33,7 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.definition.ToolDefinition;
 import tools.jackson.databind.json.JsonMapper;
@@ -379,6 +380,12 @@ public final class McpServer implements ToolSource, AutoCloseable {
     @Override
     public String call(String toolInput) {
       return McpServer.this.call(tool, toolInput);
+    }
+
+    /** The server is told nothing of the call it runs for: the same as {@link #call(String)}. */
+    @Override
+    public String call(String toolInput, @Nullable ToolContext context) {
+      return call(toolInput);
     }
   }
 }

@@ -1,6 +1,8 @@
 package dev.agentrt.toolrunner.tools;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.definition.ToolDefinition;
 import tools.jackson.databind.json.JsonMapper;
@@ -43,6 +45,15 @@ public final class BuiltInTools implements ToolSource {
     @Override
     public String call(String toolInput) {
       return tool.execute(MAPPER.readTree(toolInput));
+    }
+
+    /** With the call's id, when the context carries it ({@link Toolbox#TOOL_CALL_ID}). */
+    @Override
+    public String call(String toolInput, @Nullable ToolContext context) {
+      Object toolCallId = context == null ? null : context.getContext().get(Toolbox.TOOL_CALL_ID);
+      return toolCallId == null
+          ? call(toolInput)
+          : tool.execute(MAPPER.readTree(toolInput), toolCallId.toString());
     }
   }
 }

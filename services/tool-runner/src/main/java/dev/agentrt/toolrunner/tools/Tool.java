@@ -23,7 +23,11 @@ public interface Tool {
     return null;
   }
 
-  /** Whether running it twice does no harm, so a call whose worker died may be run again. */
+  /**
+   * Whether running the same call twice does no harm, so a call whose worker died may be run again.
+   * A tool that changes the world can be, by recognising a re-run from the call's id ({@link
+   * #execute(JsonNode, String)}).
+   */
   default boolean idempotent() {
     return true;
   }
@@ -40,6 +44,17 @@ public interface Tool {
    * @throws ToolException for a failure the model should read (not found, bad path, …)
    */
   String execute(JsonNode arguments);
+
+  /**
+   * Runs the tool for one tool call. The call's id is the same every time the same call runs (again
+   * after its worker died), and different for every other call, so a tool that must not take effect
+   * twice recognises a re-run by it. Most tools need no id: this runs {@link #execute(JsonNode)}.
+   *
+   * @param toolCallId the id of the stored call this run is for
+   */
+  default String execute(JsonNode arguments, String toolCallId) {
+    return execute(arguments);
+  }
 
   /** The definition as Spring AI names it. */
   default ToolDefinition definition() {

@@ -9,11 +9,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.ai.chat.model.ToolContext;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -25,6 +27,9 @@ import tools.jackson.databind.json.JsonMapper;
  * refused, and every failure comes back as a {@link ToolOutcome.Failure}, never as an exception.
  */
 public class Toolbox {
+
+  /** The key of the tool call's id in the {@link ToolContext} a tool is called with. */
+  public static final String TOOL_CALL_ID = "toolCallId";
 
   private static final Logger log = LoggerFactory.getLogger(Toolbox.class);
   private static final JsonMapper MAPPER = JsonMapper.builder().build();
@@ -106,11 +111,18 @@ public class Toolbox {
     return Optional.ofNullable(tools.get(name)).map(Entry::tool);
   }
 
-  /**
-   * Runs the named tool on the arguments (a JSON object as text; blank means no arguments).
-   * Blocking; the caller bounds the time it takes.
-   */
+  /** {@link #run(String, String, String)} as a call of its own, with a fresh id. */
   public ToolOutcome run(String name, String arguments) {
+    return run(name, arguments, UUID.randomUUID().toString());
+  }
+
+  /**
+   * Runs the named tool on the arguments (a JSON object as text; blank means no arguments) for the
+   * stored tool call {@code toolCallId}, which the tool is given in Spring AI's {@link ToolContext}
+   * under {@link #TOOL_CALL_ID} (see {@link Tool#execute(JsonNode, String)}). Blocking; the caller
+   * bounds the time it takes.
+   */
+  public ToolOutcome run(String name, String arguments, String toolCallId) {
     Entry entry = tools.get(name);
     if (entry == null || entry.tool().handledByRuntime()) {
       return new ToolOutcome.Failure(
@@ -130,7 +142,11 @@ public class Toolbox {
     }
     String result;
     try {
-      result = entry.tool().callback().call(json.toString());
+      result =
+          entry
+              .tool()
+              .callback()
+              .call(json.toString(), new ToolContext(Map.of(TOOL_CALL_ID, toolCallId)));
     } catch (ToolException e) {
       return new ToolOutcome.Failure(e.errorType(), e.getMessage(), e.transientFailure());
     } catch (RuntimeException e) {
