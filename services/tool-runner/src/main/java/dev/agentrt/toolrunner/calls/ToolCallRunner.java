@@ -282,13 +282,7 @@ class ToolCallRunner implements DisposableBean {
       recordEvent(
           call,
           RunEvent.TOOL_CALL_START,
-          RunLedger.data(
-              "toolCallId",
-              call.id(),
-              "tool",
-              call.name(),
-              "arguments",
-              RunLedger.excerpt(call.arguments())));
+          RunLedger.toolCall(call.id(), call.stepId(), call.name(), call.arguments()));
       Observation span = GenAi.executeTool(observations, call.name(), call.id(), call.chatId());
       outcome =
           span.observe(
@@ -334,7 +328,11 @@ class ToolCallRunner implements DisposableBean {
             RunLedger.data(
                 "toolCallId",
                 call.id(),
+                "stepId",
+                call.stepId(),
                 "tool",
+                call.name(),
+                "toolName",
                 call.name(),
                 "status",
                 outcome instanceof ToolOutcome.Failure ? "failed" : "succeeded",
