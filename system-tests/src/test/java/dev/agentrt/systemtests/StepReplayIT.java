@@ -73,8 +73,11 @@ class StepReplayIT {
     JsonNode task = api.get("/api/chats/" + chatId + "/tasks").body().get(0);
     String taskId = task.path("id").asString();
     String subAgentId = task.path("subAgentId").asString();
-    int turns = task.path("usage").path("turns").asInt();
-    assertThat(turns).as("search, read, answer").isEqualTo(3);
+    int turns = 0;
+    for (JsonNode message : api.get("/api/tasks/" + taskId).body().path("messages")) {
+      turns += message.path("role").asString().equals("assistant") ? 1 : 0;
+    }
+    assertThat(turns).as("turns with tool calls, then the answer").isGreaterThan(2);
     Map<String, Long> before = counts(chatId, subAgentId);
 
     for (int turn = 1; turn <= turns; turn++) {
