@@ -99,6 +99,11 @@ try {
   await timeline.locator('.entry-tool summary', { hasText: 'read_doc' }).first().click();
   await timeline.locator('.entry-tool details[open] pre', { hasText: 'docs/' }).first().waitFor({ timeout: TIMEOUT });
   step('the task is done; its waterfall and its timeline show model turns and tool calls with arguments and results');
+  // Replay a model turn: the recorded and the new answer side by side (the offline model: the same).
+  await timeline.locator('.entry-step .replay-button').last().click();
+  await timeline.locator('.replay-pair').waitFor({ timeout: TIMEOUT });
+  await timeline.locator('.replay', { hasText: 'The same answer.' }).waitFor({ timeout: TIMEOUT });
+  step('Replay on the last model turn shows the recorded and the replayed answer side by side: the same');
   await page.waitForTimeout(300); // let the last animation settle for the screenshot
   await page.screenshot({ path: join(screenshots, 'web-ui.png') });
 

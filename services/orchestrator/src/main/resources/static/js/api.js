@@ -76,6 +76,7 @@ export const api = {
   postMessage: (id, content) => request('POST', `${chat(id)}/messages`, { content }),
   task: (taskId) => request('GET', `api/tasks/${encodeURIComponent(taskId)}`),
   cancelTask: (taskId) => request('POST', `api/tasks/${encodeURIComponent(taskId)}/cancel`),
+  replayTurn: (taskId, turn) => request('POST', `api/tasks/${encodeURIComponent(taskId)}/turns/${turn}/replay`),
   feedback: (id, feedback) => request('POST', `${chat(id)}/feedback`, feedback),
   // EventSource cannot send headers: the key goes in the query, for this one endpoint.
   eventsUrl: (id, after) => {

@@ -4,9 +4,58 @@
 import {
   el, markdown, agentName, formatTokens, formatLatency, formatTime, prettyJson, excerpt,
 } from './view.js';
+import { api } from './api.js';
 
 /** Which <details> the person opened, so a re-render keeps them open. */
 const opened = new Set();
+
+/** Replays asked for, by task and turn: 'pending', the replay, or { error }; kept across re-renders. */
+const replays = new Map();
+
+function answerView(answer) {
+  return [
+    answer.text ? el('pre', {}, answer.text) : null,
+    ...answer.toolCalls.map((c) => el('p.small', {}, el('code', {}, c.name), ' ', el('code', {}, c.arguments))),
+  ];
+}
+
+/** What the replay of one turn shows: the recorded and the new answer side by side. */
+function replayResult(key) {
+  const replay = replays.get(key);
+  if (replay == null) return [];
+  if (replay === 'pending') return [el('p.small.muted', {}, 'Replaying…')];
+  if (replay.error) return [el('p.small.replay-error', {}, replay.error)];
+  return [
+    el('div.replay-pair', {},
+      el('div.io', {}, el('h4', {}, `Recorded · ${replay.recorded.model}`), ...answerView(replay.recorded)),
+      el('div.io', {}, el('h4', {}, `Replayed · ${replay.replayed.model}`), ...answerView(replay.replayed))),
+    el('p.small', {}, replay.sameAnswer ? 'The same answer.' : 'A different answer.'),
+    replay.inputChanges.length
+      ? el('ul.small.replay-changes', {}, replay.inputChanges.map((c) => el('li', {}, c))) : null,
+  ];
+}
+
+/**
+ * Replay on a model turn: asks POST /api/tasks/{taskId}/turns/{n}/replay (nothing is stored) and
+ * shows the answer beside the recorded one, in place, whatever re-rendered meanwhile.
+ */
+function replayButton(taskId, turn) {
+  const key = `${taskId}:${turn}`;
+  const shown = () => document.querySelector(`[data-replay="${CSS.escape(key)}"]`);
+  const run = async () => {
+    replays.set(key, 'pending');
+    shown()?.replaceChildren(...replayResult(key));
+    try {
+      replays.set(key, await api.replayTurn(taskId, turn));
+    } catch (e) {
+      replays.set(key, { error: e.message });
+    }
+    shown()?.replaceChildren(...replayResult(key));
+  };
+  return el('div.replay', {},
+    el('button.link.replay-button', { type: 'button', onclick: run }, 'Replay'),
+    el('div', { dataset: { replay: key } }, ...replayResult(key)));
+}
 
 function details(key, summary, ...body) {
   return el('details.entry-details', { open: opened.has(key), dataset: { key } }, el('summary', {}, summary), ...body);
@@ -84,7 +133,8 @@ export function fromEvents(taskId, events, onOpenTask) {
           : `${d.model ?? 'model'} · thinking…`;
         list.append(entry(ed ? 'step' : 'step running', '◆', `Model turn ${d.step}`, meta,
           ed?.toolCalls?.length ? el('p.small', {}, 'asked for ', ed.toolCalls.map((t, i) => [i ? ', ' : '', el('code', {}, t)])) : null,
-          ed?.text ? el('p.small.muted', {}, excerpt(ed.text, 240)) : null));
+          ed?.text ? el('p.small.muted', {}, excerpt(ed.text, 240)) : null,
+          ed && d.turn ? replayButton(taskId, d.turn) : null));
         break;
       }
       case 'step_end':
@@ -143,7 +193,8 @@ export function fromDetails(view, onOpenTask) {
       const meta = [m.model, m.usage ? `${formatTokens(m.usage.promptTokens)} in · ${formatTokens(m.usage.completionTokens)} out` : null]
         .filter(Boolean).join(' · ');
       list.append(entry('step', '◆', `Model turn ${turn}`, meta,
-        m.content && !m.toolCalls ? el('p.small.muted', {}, excerpt(m.content, 240)) : null));
+        m.content && !m.toolCalls ? el('p.small.muted', {}, excerpt(m.content, 240)) : null,
+        replayButton(view.task.id, turn)));
       for (const call of m.toolCalls ?? []) {
         // The tool message is the result the agent saw (ask_user's: the person's answer).
         const stored = calls.get(call.id);

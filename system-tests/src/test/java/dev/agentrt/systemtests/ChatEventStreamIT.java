@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Sorts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -118,25 +116,11 @@ class ChatEventStreamIT {
     assertThat(bad.body().path("detail").asString()).contains("after must be a position");
   }
 
-  /** The final answer is in the chat: the run and everything it writes are done. */
-  private void awaitRunFinished(String chatId) {
-    await()
-        .atMost(RUN_TIMEOUT)
-        .until(
-            () ->
-                ledger(chatId).stream()
-                    .anyMatch(
-                        e ->
-                            e.getString("type").equals("message")
-                                && e.get("data", Document.class).getString("taskId") != null));
+  private static void awaitRunFinished(String chatId) {
+    ChatLedger.awaitRunFinished(mongo, chatId, RUN_TIMEOUT);
   }
 
   private static List<Document> ledger(String chatId) {
-    return mongo
-        .getDatabase("agentrt")
-        .getCollection("run_events")
-        .find(Filters.eq("chatId", chatId))
-        .sort(Sorts.ascending("seq"))
-        .into(new ArrayList<>());
+    return ChatLedger.events(mongo, chatId);
   }
 }

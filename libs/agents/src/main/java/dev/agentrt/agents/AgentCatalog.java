@@ -1,8 +1,10 @@
 package dev.agentrt.agents;
 
+import dev.agentrt.store.Digest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,10 +40,13 @@ public final class AgentCatalog {
 
   private final Map<String, AgentDefinition> agents;
   private final Optional<String> fallbackAgent;
+  private final String digest;
 
-  private AgentCatalog(Map<String, AgentDefinition> agents, Optional<String> fallbackAgent) {
+  private AgentCatalog(
+      Map<String, AgentDefinition> agents, Optional<String> fallbackAgent, String digest) {
     this.agents = agents;
     this.fallbackAgent = fallbackAgent;
+    this.digest = digest;
   }
 
   /**
@@ -50,9 +55,15 @@ public final class AgentCatalog {
    * {@code model} names a configured model is checked by the services that know the models.
    */
   public static AgentCatalog read(InputStream yaml, String source) {
+    String text;
+    try {
+      text = new String(yaml.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new InvalidAgentsException("cannot read " + source + ": " + e);
+    }
     JsonNode root;
     try {
-      root = new YAMLMapper().readTree(yaml);
+      root = new YAMLMapper().readTree(text);
     } catch (RuntimeException e) {
       throw new InvalidAgentsException(source + " is not valid YAML: " + e.getMessage());
     }
@@ -69,7 +80,8 @@ public final class AgentCatalog {
       }
     }
     checkDelegates(agents, source);
-    return new AgentCatalog(Map.copyOf(agents), fallbackAgent(root, agents, source));
+    return new AgentCatalog(
+        Map.copyOf(agents), fallbackAgent(root, agents, source), Digest.of(text));
   }
 
   /** {@code routing.fallbackAgent}, which must be declared; empty when none is configured. */
@@ -169,6 +181,11 @@ public final class AgentCatalog {
    */
   public Optional<String> fallbackAgent() {
     return fallbackAgent;
+  }
+
+  /** The {@link Digest} of the agents file as read: the same file, the same digest. */
+  public String digest() {
+    return digest;
   }
 
   public Optional<AgentDefinition> find(String name) {

@@ -2,6 +2,7 @@ package dev.agentrt.agents;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentrt.store.ConfigVersion;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,6 +48,51 @@ class AgentsAutoConfigurationTest {
               assertThat(agents.all()).extracting(AgentDefinition::name).containsExactly("bench");
               assertThat(agents.get("bench").tools()).containsExactly("read_doc");
             });
+  }
+
+  @Test
+  void theConfigurationsVersionFollowsTheAgentsFileAndWhatShapesAnswersNotKeys(@TempDir Path dir)
+      throws IOException {
+    Path file = dir.resolve("agents.yml");
+    Files.writeString(
+        file,
+        """
+        agents:
+          - name: bench
+            description: Calls tools as scripted.
+            systemPrompt: Do as the task says.
+        """);
+    String[] model = {
+      "agentrt.agents.file=" + file,
+      "agentrt.models.definitions.gpt.provider=openai",
+      "agentrt.models.definitions.gpt.base-url=http://localhost:11434/v1",
+      "agentrt.models.definitions.gpt.model=llama3.2",
+      "agentrt.models.definitions.gpt.api-key=one"
+    };
+    String version = version(model);
+
+    assertThat(version).matches("[0-9a-f]{16}").isEqualTo(version(model));
+    assertThat(version(with(model, "agentrt.models.definitions.gpt.api-key=another")))
+        .as("a key changes no answer")
+        .isEqualTo(version);
+    assertThat(version(with(model, "agentrt.models.definitions.gpt.temperature=0.2")))
+        .isNotEqualTo(version);
+    Files.writeString(file, Files.readString(file).replace("as scripted", "as told"));
+    assertThat(version(model)).isNotEqualTo(version);
+  }
+
+  private String version(String... properties) {
+    String[] version = new String[1];
+    context
+        .withPropertyValues(properties)
+        .run(app -> version[0] = app.getBean(ConfigVersion.class).value());
+    return version[0];
+  }
+
+  private static String[] with(String[] properties, String more) {
+    String[] all = java.util.Arrays.copyOf(properties, properties.length + 1);
+    all[properties.length] = more;
+    return all;
   }
 
   @Test

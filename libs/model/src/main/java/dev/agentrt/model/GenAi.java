@@ -2,19 +2,33 @@ package dev.agentrt.model;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The observations of an agent's work, named as the OpenTelemetry GenAI semantic conventions name
  * their spans: {@code invoke_agent {agent}} for a sub-agent's turn, {@code chat {model}} for a
  * model call, {@code execute_tool {tool}} for a tool call. Each is a span (in the trace of the
  * person's message that led to it) and a timer; the low-cardinality attributes are the timer's
- * tags. Prompts, answers and tool contents are never attributes.
+ * tags. Prompts, answers and tool contents are attributes only when {@value #CAPTURE_CONTENT} is on
+ * (off by default): then {@link #input}, {@link #output} and {@link #toolContent} add them as the
+ * conventions' opt-in attributes, as JSON text.
  */
 public final class GenAi {
 
   /** The chat: a person's whole conversation, as {@code gen_ai.conversation.id}. */
   public static final String CONVERSATION_ID = "gen_ai.conversation.id";
+
+  /**
+   * The property ({@code AGENTRT_TRACING_CAPTURE_CONTENT}) that puts prompts, answers and tool
+   * contents on the spans; false unless set.
+   */
+  public static final String CAPTURE_CONTENT = "agentrt.tracing.capture-content";
+
+  private static final JsonMapper JSON = JsonMapper.shared();
 
   private GenAi() {}
 
@@ -53,6 +67,60 @@ public final class GenAi {
             "gen_ai.response.finish_reasons", finishReason == null ? "unknown" : finishReason);
   }
 
+  /**
+   * What the model is given, on its {@link #chat} observation: {@code gen_ai.input.messages}, the
+   * messages as the conventions shape them ({@code [{role, parts: [{type: text, content} | {type:
+   * tool_call, id, name, arguments} | {type: tool_call_response, id, response}]}]}), and {@code
+   * gen_ai.tool.definitions}, the tools' names.
+   */
+  public static void input(Observation chat, ModelRequest request) {
+    ArrayNode messages = JSON.createArrayNode();
+    for (ModelMessage m : request.messages()) {
+      ObjectNode message = messages.addObject().put("role", m.role());
+      ArrayNode parts = message.putArray("parts");
+      if ("tool".equals(m.role())) {
+        parts
+            .addObject()
+            .put("type", "tool_call_response")
+            .put("id", m.toolCallId())
+            .put("response", m.content());
+      } else {
+        addParts(parts, m.content(), m.toolCalls());
+      }
+    }
+    ArrayNode tools = JSON.createArrayNode();
+    request.tools().forEach(t -> tools.addObject().put("type", "function").put("name", t.name()));
+    chat.highCardinalityKeyValue("gen_ai.input.messages", messages.toString())
+        .highCardinalityKeyValue("gen_ai.tool.definitions", tools.toString());
+  }
+
+  /**
+   * What the model answered, on its {@link #chat} observation: {@code gen_ai.output.messages}
+   * ({@code [{role: assistant, parts, finish_reason}]}).
+   */
+  public static void output(Observation chat, ModelReply reply) {
+    ArrayNode messages = JSON.createArrayNode();
+    ObjectNode message = messages.addObject().put("role", "assistant");
+    addParts(message.putArray("parts"), reply.content(), reply.toolCalls());
+    message.put("finish_reason", reply.finishReason());
+    chat.highCardinalityKeyValue("gen_ai.output.messages", messages.toString());
+  }
+
+  private static void addParts(
+      ArrayNode parts, @Nullable String content, List<ModelToolCall> toolCalls) {
+    if (content != null && !content.isEmpty()) {
+      parts.addObject().put("type", "text").put("content", content);
+    }
+    for (ModelToolCall call : toolCalls) {
+      parts
+          .addObject()
+          .put("type", "tool_call")
+          .put("id", call.id())
+          .put("name", call.name())
+          .put("arguments", call.arguments());
+    }
+  }
+
   /** A tool call the model asked for, in the chat. */
   public static Observation executeTool(
       ObservationRegistry registry, String tool, String toolCallId, String chatId) {
@@ -62,6 +130,15 @@ public final class GenAi {
         .lowCardinalityKeyValue("gen_ai.tool.name", tool)
         .highCardinalityKeyValue("gen_ai.tool.call.id", toolCallId)
         .highCardinalityKeyValue(CONVERSATION_ID, chatId);
+  }
+
+  /**
+   * A tool call's contents, on its {@link #executeTool} observation: {@code
+   * gen_ai.tool.call.arguments} and {@code gen_ai.tool.call.result}, as JSON text.
+   */
+  public static void toolContent(Observation call, String arguments, String result) {
+    call.highCardinalityKeyValue("gen_ai.tool.call.arguments", arguments)
+        .highCardinalityKeyValue("gen_ai.tool.call.result", result);
   }
 
   /** How a tool call ended ({@code success}, or its error type), on its observation. */

@@ -9,6 +9,7 @@ import io.micrometer.observation.ObservationRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -31,7 +32,8 @@ public class ModelAutoConfiguration {
       ModelsProperties configured,
       ShortForm shortForm,
       OfflineSettings offline,
-      ObjectProvider<ObservationRegistry> observations) {
+      ObjectProvider<ObservationRegistry> observations,
+      @Value("${" + GenAi.CAPTURE_CONTENT + ":false}") boolean captureContent) {
     ModelsProperties models = configured.with(shortForm);
     models.check();
     ObservationRegistry registry = observations.getIfAvailable(() -> ObservationRegistry.NOOP);
@@ -47,7 +49,8 @@ public class ModelAutoConfiguration {
                             name, port(definition, offline), models.maxConcurrentCalls(definition)),
                         definition.provider(),
                         definition.model() == null ? name : definition.model(),
-                        registry)));
+                        registry,
+                        captureContent)));
     return new ModelRouter(ports, models.defaultModel());
   }
 

@@ -170,6 +170,36 @@ public record ModelsProperties(
   }
 
   /**
+   * What of these settings shapes a model's answers, as one line per model sorted by name, the
+   * default first: provider, endpoint, provider's model name, temperature, answer length. Keys,
+   * timeouts and concurrency are left out: they change no answer (and a key must not be in a digest
+   * that is shown).
+   */
+  public String answerSettings() {
+    StringBuilder settings = new StringBuilder("default=").append(defaultModel);
+    definitions.entrySet().stream()
+        .sorted(Map.Entry.comparingByKey())
+        .forEach(
+            e -> {
+              Definition d = e.getValue();
+              settings
+                  .append('\n')
+                  .append(e.getKey())
+                  .append(": provider=")
+                  .append(d.provider())
+                  .append(" baseUrl=")
+                  .append(d.baseUrl())
+                  .append(" model=")
+                  .append(d.model())
+                  .append(" temperature=")
+                  .append(d.temperature())
+                  .append(" maxTokens=")
+                  .append(d.maxTokens());
+            });
+    return settings.toString();
+  }
+
+  /**
    * Checks the definitions and the default.
    *
    * @throws IllegalStateException naming the first property that is wrong, and what is wrong

@@ -28,6 +28,9 @@ import org.springframework.data.mongodb.core.query.Query;
  * position it took stays unused, so positions rise but may skip. Readers follow the ledger in
  * position order (see the orchestrator's event stream).
  *
+ * <p>Every {@code run_start} is stamped with the {@link ConfigVersion} of the process that records
+ * it ({@code configVersion}), when it has one.
+ *
  * <p>The ledger observes runs; it never steers them. An append that fails is logged and dropped,
  * and the step it describes goes on.
  */
@@ -43,6 +46,7 @@ public class RunLedger {
   private final MongoTemplate mongo;
   private final Clock clock;
   private final MeterRegistry meters;
+  private final @Nullable ConfigVersion config;
 
   public RunLedger(MongoTemplate mongo) {
     this(mongo, new SimpleMeterRegistry());
@@ -50,17 +54,27 @@ public class RunLedger {
 
   /** A ledger that counts the runs it sees end ({@code agentrt.runs.ended}) in {@code meters}. */
   public RunLedger(MongoTemplate mongo, MeterRegistry meters) {
-    this(mongo, Clock.systemUTC(), meters);
+    this(mongo, meters, null);
+  }
+
+  /**
+   * A ledger that counts the runs it sees end in {@code meters} and stamps every {@code run_start}
+   * with the configuration's version (none when null).
+   */
+  public RunLedger(MongoTemplate mongo, MeterRegistry meters, @Nullable ConfigVersion config) {
+    this(mongo, Clock.systemUTC(), meters, config);
   }
 
   RunLedger(MongoTemplate mongo, Clock clock) {
-    this(mongo, clock, new SimpleMeterRegistry());
+    this(mongo, clock, new SimpleMeterRegistry(), null);
   }
 
-  private RunLedger(MongoTemplate mongo, Clock clock, MeterRegistry meters) {
+  private RunLedger(
+      MongoTemplate mongo, Clock clock, MeterRegistry meters, @Nullable ConfigVersion config) {
     this.mongo = mongo;
     this.clock = clock;
     this.meters = meters;
+    this.config = config;
   }
 
   /** Records a step of a sub-agent's run. */
@@ -125,6 +139,11 @@ public class RunLedger {
         return;
       }
       long seq = ((Number) chat.get(SEQ_FIELD)).longValue();
+      if (RunEvent.RUN_START.equals(type) && config != null) {
+        Map<String, Object> stamped = new LinkedHashMap<>(data);
+        stamped.put("configVersion", config.value());
+        data = java.util.Collections.unmodifiableMap(stamped);
+      }
       mongo.insert(
           new RunEvent(
               chatId + "/" + key,
@@ -209,6 +228,30 @@ public class RunLedger {
       data.put((String) keysAndValues[i], keysAndValues[i + 1]);
     }
     return java.util.Collections.unmodifiableMap(data);
+  }
+
+  /**
+   * The fields of an event about one tool call: its id, the step (model turn) that asked for it,
+   * and the tool and its input (cut to {@link #EXCERPT}) twice: as the web UI and the event
+   * stream's clients read them ({@code tool}, {@code arguments}) and as the design names them
+   * ({@code toolName}, {@code toolInput}).
+   */
+  public static Map<String, Object> toolCall(
+      String toolCallId, @Nullable String stepId, String tool, @Nullable String arguments) {
+    String input = excerpt(arguments);
+    return data(
+        "toolCallId",
+        toolCallId,
+        "stepId",
+        stepId,
+        "tool",
+        tool,
+        "arguments",
+        input,
+        "toolName",
+        tool,
+        "toolInput",
+        input);
   }
 
   /** The text cut to {@link #EXCERPT} characters, marked when cut; null stays null. */

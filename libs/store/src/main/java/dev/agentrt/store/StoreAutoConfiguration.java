@@ -33,8 +33,12 @@ public class StoreAutoConfiguration {
   }
 
   @Bean
-  RunLedger runLedger(MongoTemplate mongo, ObjectProvider<MeterRegistry> meters) {
-    return new RunLedger(mongo, meters.getIfAvailable(SimpleMeterRegistry::new));
+  RunLedger runLedger(
+      MongoTemplate mongo,
+      ObjectProvider<MeterRegistry> meters,
+      ObjectProvider<ConfigVersion> config) {
+    return new RunLedger(
+        mongo, meters.getIfAvailable(SimpleMeterRegistry::new), config.getIfAvailable());
   }
 
   @Bean

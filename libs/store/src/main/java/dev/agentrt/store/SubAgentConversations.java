@@ -32,6 +32,7 @@ public class SubAgentConversations {
    *
    * @param model on the model's answer, the model asked for the turn (null: the default model)
    * @param usage on the model's answer, the tokens of the turn
+   * @param input on the model's answer, what the turn was given
    */
   public record NewMessage(
       String id,
@@ -41,6 +42,7 @@ public class SubAgentConversations {
       @Nullable String toolCallId,
       @Nullable String model,
       @Nullable TurnUsage usage,
+      @Nullable TurnInput input,
       List<OutboxEntry> outbox) {
 
     /** A message no model wrote. */
@@ -51,7 +53,7 @@ public class SubAgentConversations {
         List<RequestedToolCall> toolCalls,
         @Nullable String toolCallId,
         List<OutboxEntry> outbox) {
-      this(id, role, content, toolCalls, toolCallId, null, null, outbox);
+      this(id, role, content, toolCalls, toolCallId, null, null, null, outbox);
     }
   }
 
@@ -129,6 +131,7 @@ public class SubAgentConversations {
             message.toolCallId(),
             message.model(),
             message.usage(),
+            message.input(),
             now,
             message.outbox());
     try {

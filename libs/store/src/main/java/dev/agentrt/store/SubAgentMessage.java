@@ -15,6 +15,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  *
  * @param model on an assistant message, the model asked for the turn (null: the default model)
  * @param usage on an assistant message, the tokens of its turn
+ * @param input on an assistant message, what its turn was given (absent on turns stored before
+ *     turns kept it): the reference a replay rebuilds the turn's request from
  */
 @Document(Collections.SUB_AGENT_MESSAGES)
 public record SubAgentMessage(
@@ -29,6 +31,7 @@ public record SubAgentMessage(
     @Nullable String toolCallId,
     @Nullable String model,
     @Nullable TurnUsage usage,
+    @Nullable TurnInput input,
     Instant createdAt,
     List<OutboxEntry> outbox) {
 
@@ -39,6 +42,38 @@ public record SubAgentMessage(
 
   @PersistenceCreator
   public SubAgentMessage {}
+
+  /** A message without a turn's input. */
+  public SubAgentMessage(
+      String id,
+      String subAgentId,
+      String taskId,
+      String chatId,
+      long seq,
+      String role,
+      @Nullable String content,
+      List<RequestedToolCall> toolCalls,
+      @Nullable String toolCallId,
+      @Nullable String model,
+      @Nullable TurnUsage usage,
+      Instant createdAt,
+      List<OutboxEntry> outbox) {
+    this(
+        id,
+        subAgentId,
+        taskId,
+        chatId,
+        seq,
+        role,
+        content,
+        toolCalls,
+        toolCallId,
+        model,
+        usage,
+        null,
+        createdAt,
+        outbox);
+  }
 
   public SubAgentMessage(
       String id,
@@ -62,6 +97,7 @@ public record SubAgentMessage(
         content,
         toolCalls,
         toolCallId,
+        null,
         null,
         null,
         createdAt,

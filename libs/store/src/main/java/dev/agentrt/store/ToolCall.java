@@ -4,6 +4,7 @@ import dev.agentrt.platform.outbox.OutboxEntry;
 import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.springframework.data.annotation.PersistenceCreator;
 import org.springframework.data.mongodb.core.mapping.Document;
 import org.springframework.data.mongodb.core.mapping.FieldType;
 import org.springframework.data.mongodb.core.mapping.MongoId;
@@ -14,6 +15,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  *
  * @param agent the name of the calling sub-agent's agent, whose tools the call must be among; null
  *     on calls stored before the field existed (read it from the sub-agent then)
+ * @param stepId the step (model turn) that asked for the call: the id of its answer, the {@code
+ *     stepId} of the run events of both; null on calls stored before the field existed
  * @param lease the hold of the tool-runner looking after the call ({@link Leases}): taken with the
  *     claim, renewed while the tool runs, kept after the outcome is recorded and unset once the
  *     tool message is appended; so a finished call that still has one may not be answered yet
@@ -25,6 +28,7 @@ public record ToolCall(
     String taskId,
     String chatId,
     @Nullable String agent,
+    @Nullable String stepId,
     String modelCallId,
     String name,
     String arguments,
@@ -36,6 +40,47 @@ public record ToolCall(
     Instant createdAt,
     Instant updatedAt,
     List<OutboxEntry> outbox) {
+
+  @PersistenceCreator
+  public ToolCall {}
+
+  /** A call whose step is not known. */
+  public ToolCall(
+      String id,
+      String subAgentId,
+      String taskId,
+      String chatId,
+      @Nullable String agent,
+      String modelCallId,
+      String name,
+      String arguments,
+      ToolCallStatus status,
+      @Nullable String result,
+      @Nullable String error,
+      @Nullable Long latencyMs,
+      @Nullable Lease lease,
+      Instant createdAt,
+      Instant updatedAt,
+      List<OutboxEntry> outbox) {
+    this(
+        id,
+        subAgentId,
+        taskId,
+        chatId,
+        agent,
+        null,
+        modelCallId,
+        name,
+        arguments,
+        status,
+        result,
+        error,
+        latencyMs,
+        lease,
+        createdAt,
+        updatedAt,
+        outbox);
+  }
 
   /** The field of {@link #lease}. */
   public static final String LEASE = "lease";

@@ -71,6 +71,41 @@ class RunLedgerTest {
   }
 
   @Test
+  void everyRunStartAndOnlyItIsStampedWithTheConfigurationsVersion() {
+    RunLedger stamping =
+        new RunLedger(mongo, new SimpleMeterRegistry(), new ConfigVersion("0123456789abcdef"));
+    Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
+
+    stamping.append(
+        chat.id(),
+        "run_start/1",
+        RunEvent.RUN_START,
+        "t",
+        "s",
+        "researcher",
+        RunLedger.data("agent", "researcher"));
+    stamping.append(
+        chat.id(), "step_start/1", RunEvent.STEP_START, "t", "s", "researcher", RunLedger.data());
+
+    assertThat(ledger.after(chat.id(), 0, 10))
+        .extracting(RunEvent::data)
+        .containsExactly(
+            Map.of("agent", "researcher", "configVersion", "0123456789abcdef"), Map.of());
+  }
+
+  @Test
+  void aToolCallsEventNamesItsToolAndInputUnderBothNames() {
+    assertThat(RunLedger.toolCall("tc-1", "step-1", "read_doc", "{\"path\":\"docs/kafka.md\"}"))
+        .containsExactly(
+            Map.entry("toolCallId", "tc-1"),
+            Map.entry("stepId", "step-1"),
+            Map.entry("tool", "read_doc"),
+            Map.entry("arguments", "{\"path\":\"docs/kafka.md\"}"),
+            Map.entry("toolName", "read_doc"),
+            Map.entry("toolInput", "{\"path\":\"docs/kafka.md\"}"));
+  }
+
+  @Test
   void numbersEachChatsEventsFromOneInOrder() {
     Chat first = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
     Chat second = mongo.insert(new Chat(Ids.fresh(), "b", Instant.EPOCH));

@@ -100,6 +100,7 @@ class UsageCounterTest {
             null,
             "gpt-4.1-mini",
             new TurnUsage(12, 3),
+            null,
             List.of());
 
     Appended first = conversations.appendIfAbsent(subAgent, answer, Instant.EPOCH);

@@ -2,14 +2,15 @@ package dev.agentrt.agentloop;
 
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
+import dev.agentrt.agents.ToolDefinitions;
+import dev.agentrt.agents.TurnRequests;
 import dev.agentrt.model.GenAi;
 import dev.agentrt.model.ModelException;
-import dev.agentrt.model.ModelMessage;
 import dev.agentrt.model.ModelReply;
-import dev.agentrt.model.ModelRequest;
 import dev.agentrt.model.ModelToolCall;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatLimits;
+import dev.agentrt.store.ConfigVersion;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
@@ -22,7 +23,9 @@ import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -78,6 +81,7 @@ class AgentLoop {
   private final RunLedger ledger;
   private final ObservationRegistry observations;
   private final ToolDefinitions tools;
+  private final TurnRequests turnRequests;
   private final Clock clock = Clock.systemUTC();
 
   AgentLoop(
@@ -91,7 +95,8 @@ class AgentLoop {
       Leases turns,
       ExecutorService workers,
       RunLedger ledger,
-      ObservationRegistry observations) {
+      ObservationRegistry observations,
+      ConfigVersion config) {
     this.observations = observations;
     this.mongo = mongo;
     this.conversations = conversations;
@@ -104,6 +109,7 @@ class AgentLoop {
     this.workers = workers;
     this.ledger = ledger;
     this.tools = new ToolDefinitions(mongo);
+    this.turnRequests = new TurnRequests(agents, tools, config);
   }
 
   void wake(String subAgentId) {
@@ -125,7 +131,8 @@ class AgentLoop {
       return;
     }
     if (conversation.lastAnswer().isPresent()) {
-      settle(subAgent, agent, conversation, conversation.lastAnswer().get());
+      SubAgentMessage answer = conversation.lastAnswer().get();
+      settle(subAgent, agent, conversation, answer, schemaProblems(agent, answer));
       return;
     }
     if (!conversation.awaitsModelTurn()) {
@@ -287,9 +294,14 @@ class AgentLoop {
   }
 
   /**
-   * The turn, on its worker: asks the model, then stores and carries out its answer. Interrupted
-   * while it waits for the model (cancelled, taken by another instance, or the service stopping),
-   * it stores nothing, records no error and lets go of the turn.
+   * The turn, on its worker: asks the model, then stores and carries out its answer, with what the
+   * turn was given ({@link TurnRequests.Turn#input()}). Interrupted while it waits for the model
+   * (cancelled, taken by another instance, or the service stopping), it stores nothing, records no
+   * error and lets go of the turn.
+   *
+   * <p>The turn is a step of the ledger ({@code step_start} … {@code step_end}); its {@code stepId}
+   * is the id its answer gets, derived from the sub-agent and the newest message it answers, so a
+   * turn taken again after a crash, or an event recorded twice, has the same one.
    */
   private void runTurn(
       SubAgent subAgent,
@@ -299,18 +311,22 @@ class AgentLoop {
     String id = subAgent.id();
     long seq = conversation.lastSeq();
     int step = conversation.stepsThisRun() + 1;
+    int turn = conversation.turns() + 1;
+    String stepId = OutcomeRecorder.answerId(id, seq);
     String modelName;
+    TurnRequests.Turn request;
     ModelReply reply;
     long latencyMs;
     try {
       modelName = modelFor(subAgent, agent);
+      request = turnRequests.of(agent, conversation.messages(), modelName);
       ledger.append(
           subAgent,
           "step_start/" + id + "/" + seq,
           RunEvent.STEP_START,
-          RunLedger.data("step", step, "model", modelName));
+          RunLedger.data("step", step, "turn", turn, "stepId", stepId, "model", modelName));
       long started = System.nanoTime();
-      reply = model.call(request(agent, conversation, modelName));
+      reply = model.call(request.request());
       latencyMs = (System.nanoTime() - started) / 1_000_000;
     } catch (RuntimeException e) {
       if (Thread.interrupted()) {
@@ -341,7 +357,13 @@ class AgentLoop {
     try {
       Optional<OutcomeRecorder.StoredAnswer> stored =
           recorder.storeAnswer(
-              subAgent, seq, reply, modelName, tool -> tools.needsApproval(agent, tool), step == 1);
+              subAgent,
+              seq,
+              reply,
+              modelName,
+              request.input(),
+              tool -> tools.needsApproval(agent, tool),
+              step == 1);
       if (stored.isEmpty()) {
         log.info(
             "sub-agent {} stopped (cancelled, or failed by a limit) during its turn; the answer is dropped",
@@ -350,9 +372,10 @@ class AgentLoop {
         return;
       }
       SubAgentMessage answer = stored.get().answer();
-      recordStepEnd(subAgent, step, modelName, reply, answer, latencyMs);
+      List<String> problems = schemaProblems(agent, answer);
+      recordStepEnd(subAgent, step, turn, modelName, reply, answer, latencyMs, problems);
       if (withinBudget(subAgent, conversation, run, stored.get())) {
-        settle(subAgent, agent, conversation, answer);
+        settle(subAgent, agent, conversation, answer, problems);
       }
       endTurn(subAgent, end, answer);
     } catch (RuntimeException e) {
@@ -405,46 +428,69 @@ class AgentLoop {
     return true;
   }
 
+  /**
+   * Records the end of the step whose answer is stored; {@code validationOk} only for a final
+   * answer checked against the agent's output schema.
+   */
   private void recordStepEnd(
       SubAgent subAgent,
       int step,
+      int turn,
       @Nullable String modelName,
       ModelReply reply,
       SubAgentMessage answer,
-      long latencyMs) {
-    ledger.append(
-        subAgent,
-        "step_end/" + answer.id(),
-        RunEvent.STEP_END,
-        RunLedger.data(
-            "step",
-            step,
-            "model",
-            modelName,
-            "inputTokens",
-            reply.usage() == null ? 0 : reply.usage().promptTokens(),
-            "outputTokens",
-            reply.usage() == null ? 0 : reply.usage().completionTokens(),
-            "latencyMs",
-            latencyMs,
-            "toolCalls",
-            reply.toolCalls().stream().map(ModelToolCall::name).toList(),
-            "text",
-            RunLedger.excerpt(reply.content())));
+      long latencyMs,
+      @Nullable List<String> schemaProblems) {
+    Map<String, Object> data =
+        new LinkedHashMap<>(
+            RunLedger.data(
+                "step",
+                step,
+                "turn",
+                turn,
+                "stepId",
+                answer.id(),
+                "model",
+                modelName,
+                "inputTokens",
+                reply.usage() == null ? 0 : reply.usage().promptTokens(),
+                "outputTokens",
+                reply.usage() == null ? 0 : reply.usage().completionTokens(),
+                "latencyMs",
+                latencyMs,
+                "toolCalls",
+                reply.toolCalls().stream().map(ModelToolCall::name).toList(),
+                "text",
+                RunLedger.excerpt(reply.content())));
+    if (schemaProblems != null) {
+      data.put("validationOk", schemaProblems.isEmpty());
+    }
+    ledger.append(subAgent, "step_end/" + answer.id(), RunEvent.STEP_END, data);
   }
 
   /**
-   * Carries out a stored answer. A final answer that breaks the agent's output schema is sent back
-   * for repair, twice at most; a third such answer fails the run with {@code validation_error}.
+   * What is wrong with a final answer by the agent's output schema (nothing when it is right); null
+   * when no schema applies: the agent has none, or the answer is not final.
+   */
+  private @Nullable List<String> schemaProblems(AgentDefinition agent, SubAgentMessage answer) {
+    return agent.outputSchema() != null
+            && TurnOutcome.of(answer) instanceof TurnOutcome.FinalAnswer finalAnswer
+        ? outputs.problems(agent.outputSchema(), finalAnswer.answer())
+        : null;
+  }
+
+  /**
+   * Carries out a stored answer. A final answer that breaks the agent's output schema ({@code
+   * schemaProblems}, see {@link #schemaProblems}) is sent back for repair, twice at most; a third
+   * such answer fails the run with {@code validation_error}.
    */
   private void settle(
       SubAgent subAgent,
       AgentDefinition agent,
       ConversationState conversation,
-      SubAgentMessage answer) {
-    if (agent.outputSchema() != null
-        && TurnOutcome.of(answer) instanceof TurnOutcome.FinalAnswer finalAnswer) {
-      List<String> problems = outputs.problems(agent.outputSchema(), finalAnswer.answer());
+      SubAgentMessage answer,
+      @Nullable List<String> problems) {
+    if (problems != null) {
       if (!problems.isEmpty()) {
         if (conversation.repairsThisRun() < MAX_REPAIRS) {
           recorder.askForRepair(subAgent, answer, problems, agent.outputSchema());
@@ -478,28 +524,6 @@ class AgentLoop {
       chosen = task == null ? null : task.model();
     }
     return chosen != null ? chosen : agent.model();
-  }
-
-  private ModelRequest request(
-      AgentDefinition agent, ConversationState conversation, @Nullable String modelName) {
-    List<ModelMessage> messages =
-        conversation.modelContext().stream().map(AgentLoop::toModel).toList();
-    return new ModelRequest(
-        ModelRequest.Purpose.AGENT_TURN,
-        messages,
-        tools.forAgent(agent, agent.delegates().stream().map(agents::get).toList()),
-        agent.outputSchema(),
-        modelName);
-  }
-
-  private static ModelMessage toModel(SubAgentMessage m) {
-    return new ModelMessage(
-        m.role(),
-        m.content(),
-        m.toolCalls().stream()
-            .map(c -> new ModelToolCall(c.id(), c.name(), c.arguments()))
-            .toList(),
-        m.toolCallId());
   }
 
   /**
@@ -553,7 +577,7 @@ class AgentLoop {
     Query end = turns.done(id);
     try {
       recorder.recordCalls(subAgent, answer);
-      settle(subAgent, agent, conversation, answer);
+      settle(subAgent, agent, conversation, answer, schemaProblems(agent, answer));
       endTurn(subAgent, end, answer);
     } catch (RuntimeException e) {
       turns.release(id);

@@ -1,6 +1,7 @@
 package dev.agentrt.agentloop;
 
 import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.store.ConfigVersion;
 import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunLedger;
@@ -54,7 +55,8 @@ class AgentLoopConfiguration {
       RunLimits limits,
       Leases turnLeases,
       RunLedger ledger,
-      ObservationRegistry observations) {
+      ObservationRegistry observations,
+      ConfigVersion config) {
     return new AgentLoop(
         mongo,
         conversations,
@@ -66,6 +68,7 @@ class AgentLoopConfiguration {
         turnLeases,
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("turn-", 0).factory()),
         ledger,
-        observations);
+        observations,
+        config);
   }
 }

@@ -70,33 +70,11 @@ record ConversationState(List<SubAgentMessage> messages) {
   }
 
   /**
-   * The messages in an order every provider accepts: the results of an assistant message's tool
-   * calls right after it. A message that arrived while those calls were running (a follow-up from
-   * the person) comes after their results.
+   * The model turns the sub-agent took, in every run: the next is turn {@code turns() + 1}, as the
+   * task's turns are numbered ({@code /api/tasks/{taskId}/turns/{n}}).
    */
-  List<SubAgentMessage> modelContext() {
-    List<SubAgentMessage> ordered = new ArrayList<>();
-    List<SubAgentMessage> arrivedMeanwhile = new ArrayList<>();
-    Set<String> running = new HashSet<>();
-    for (SubAgentMessage m : messages) {
-      if (SubAgentMessage.TOOL.equals(m.role())) {
-        ordered.add(m);
-        running.remove(m.toolCallId());
-        if (running.isEmpty()) {
-          ordered.addAll(arrivedMeanwhile);
-          arrivedMeanwhile.clear();
-        }
-      } else if (!running.isEmpty()) {
-        arrivedMeanwhile.add(m);
-      } else {
-        ordered.add(m);
-        if (SubAgentMessage.ASSISTANT.equals(m.role())) {
-          m.toolCalls().forEach(call -> running.add(call.id()));
-        }
-      }
-    }
-    ordered.addAll(arrivedMeanwhile);
-    return ordered;
+  int turns() {
+    return (int) messages.stream().filter(m -> SubAgentMessage.ASSISTANT.equals(m.role())).count();
   }
 
   /** The position of the newest message: a turn answers everything up to it. */

@@ -29,6 +29,7 @@ import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
+import dev.agentrt.store.TurnInput;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.UsageCounter;
 import java.time.Clock;
@@ -99,6 +100,7 @@ class OutcomeRecorder {
    * root's run. Storing the same answer again finds it stored and counts nothing.
    *
    * @param model the model asked (null: the default model)
+   * @param input what the turn was given, kept on the answer for a replay
    * @param needsApproval which tools' calls wait for a person's approval: they are marked so in the
    *     stored answer, and no {@code ToolCallRequested} is published for them
    * @param firstOfRun the answer is the run's first turn: the run's token sum restarts from it
@@ -110,6 +112,7 @@ class OutcomeRecorder {
       long answeredSeq,
       ModelReply reply,
       @Nullable String model,
+      TurnInput input,
       Predicate<String> needsApproval,
       boolean firstOfRun) {
     Instant now = clock.instant();
@@ -152,6 +155,7 @@ class OutcomeRecorder {
                 null,
                 model,
                 tokens,
+                input,
                 events),
             now);
     recordCalls(subAgent, stored.message());
@@ -198,7 +202,7 @@ class OutcomeRecorder {
     List<RequestedToolCall> run = toRun(calls);
     for (RequestedToolCall call : run) {
       if (!Delegations.isDelegation(call)) {
-        insert(subAgent, toolCallId(answer.id(), call), call, now);
+        insert(subAgent, answer.id(), toolCallId(answer.id(), call), call, now);
       }
     }
     for (RequestedToolCall call : calls.subList(run.size(), calls.size())) {
@@ -246,7 +250,13 @@ class OutcomeRecorder {
             subAgent,
             "question/" + answer.id(),
             RunEvent.QUESTION,
-            RunLedger.data("toolCallId", question.call().id(), "question", question.question()));
+            RunLedger.data(
+                "toolCallId",
+                question.call().id(),
+                "stepId",
+                answer.id(),
+                "question",
+                question.question()));
         move(subAgent, SubAgentStatus.active, SubAgentStatus.waiting_for_user);
         moveTask(
             subAgent,
@@ -327,13 +337,7 @@ class OutcomeRecorder {
           subAgent,
           "approval_requested/" + toolCallId,
           RunEvent.APPROVAL_REQUESTED,
-          RunLedger.data(
-              "toolCallId",
-              toolCallId,
-              "tool",
-              call.name(),
-              "arguments",
-              RunLedger.excerpt(call.arguments())));
+          RunLedger.toolCall(toolCallId, answer.id(), call.name(), call.arguments()));
       waiting.add(
           TaskWaiting.approval(
               TaskEventIds.awaitingApproval(toolCallId),
@@ -517,7 +521,8 @@ class OutcomeRecorder {
     return Ids.derived(answerId, call.id());
   }
 
-  private void insert(SubAgent subAgent, String id, RequestedToolCall call, Instant now) {
+  private void insert(
+      SubAgent subAgent, String stepId, String id, RequestedToolCall call, Instant now) {
     try {
       mongo.insert(
           new ToolCall(
@@ -526,6 +531,7 @@ class OutcomeRecorder {
               subAgent.taskId(),
               subAgent.chatId(),
               subAgent.agent(),
+              stepId,
               call.id(),
               call.name(),
               call.arguments(),

@@ -11,6 +11,7 @@ import com.mongodb.client.MongoClients;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.agents.TurnRequests;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.Topics;
 import dev.agentrt.model.ModelMessage;
@@ -22,6 +23,7 @@ import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.Collections;
+import dev.agentrt.store.ConfigVersion;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.RunEvent;
@@ -36,6 +38,7 @@ import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
+import dev.agentrt.store.TurnInput;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.Usage;
 import dev.agentrt.store.UsageCounter;
@@ -108,6 +111,12 @@ class AgentLoopTest {
               """
                   .getBytes(StandardCharsets.UTF_8)),
           "test agents");
+
+  /** The configuration's version the loop under test keeps with its turns' input. */
+  static final ConfigVersion CONFIG = new ConfigVersion("test-config");
+
+  /** A turn's input, for answers a test stores itself. */
+  static final TurnInput INPUT = new TurnInput(1, 1, List.of(), "digest", CONFIG.value());
 
   /** Limits the tests reach: the researcher's own maxSteps (3) is the tighter step limit. */
   private static final RunLimits LIMITS =
@@ -239,6 +248,49 @@ class AgentLoopTest {
   }
 
   @Test
+  void everyTurnKeepsWhatItWasGivenSoItsRequestCanBeBuiltAgainExactly() {
+    SubAgentMessage first = searchedThenAnswered();
+
+    List<SubAgentMessage> conversation = conversations.messages(subAgent.id());
+    List<SubAgentMessage> answers =
+        conversation.stream().filter(m -> m.role().equals("assistant")).toList();
+    TurnRequests again =
+        new TurnRequests(AGENTS, new dev.agentrt.agents.ToolDefinitions(mongo), CONFIG);
+    for (int turn = 0; turn < answers.size(); turn++) {
+      TurnInput input = answers.get(turn).input();
+      assertThat(input.configVersion()).isEqualTo(CONFIG.value());
+      List<SubAgentMessage> read =
+          conversation.stream().filter(m -> m.seq() <= input.seq()).toList();
+      assertThat(read).hasSize(input.messages());
+      TurnRequests.Turn rebuilt =
+          again.of(AGENTS.get("researcher"), read, answers.get(turn).model());
+      assertThat(rebuilt.request()).isEqualTo(model.requests().get(turn));
+      assertThat(rebuilt.input()).isEqualTo(input);
+    }
+    assertThat(first.input().messages()).as("system and user").isEqualTo(2);
+    assertThat(first.input().tools()).startsWith("ask_user");
+  }
+
+  @Test
+  void theEventsOfATurnAndOfTheCallsItAskedForCarryItsStepId() {
+    SubAgentMessage first = searchedThenAnswered();
+
+    assertThat(toolCalls()).extracting(ToolCall::stepId).containsExactly(first.id());
+    List<RunEvent> steps =
+        ledger.after(subAgent.chatId(), 0, 100).stream()
+            .filter(e -> e.type().startsWith("step_"))
+            .toList();
+    assertThat(steps)
+        .extracting(RunEvent::type, e -> e.data().get("turn"), e -> e.data().get("stepId"))
+        .containsExactly(
+            tuple(RunEvent.STEP_START, 1, first.id()),
+            tuple(RunEvent.STEP_END, 1, first.id()),
+            tuple(RunEvent.STEP_START, 2, lastAnswer().id()),
+            tuple(RunEvent.STEP_END, 2, lastAnswer().id()));
+    assertThat(steps.getLast().data()).as("no output schema").doesNotContainKey("validationOk");
+  }
+
+  @Test
   void whenEveryToolCallHasItsResultTheModelSeesThemAll() {
     model
         .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
@@ -342,7 +394,14 @@ class AgentLoopTest {
     assertThat(ledger.after(subAgent.chatId(), 0, 100))
         .filteredOn(e -> e.type().equals(RunEvent.APPROVAL_REQUESTED))
         .singleElement()
-        .satisfies(e -> assertThat(e.data()).containsEntry("toolCallId", gatedId));
+        .satisfies(
+            e ->
+                assertThat(e.data())
+                    .containsEntry("toolCallId", gatedId)
+                    .containsEntry("stepId", lastAnswer().id())
+                    .containsEntry("toolName", "write_note")
+                    .containsEntry("tool", "write_note")
+                    .containsEntry("toolInput", "{\"title\":\"t\",\"content\":\"c\"}"));
     await().until(() -> task().outbox().isEmpty()); // its TaskWaiting is published
 
     // approved (as the orchestrator stores it) and still running: a redelivery changes nothing
@@ -821,6 +880,7 @@ class AgentLoopTest {
             ScriptedModel.reply(
                 null, List.of(new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}"))),
             null,
+            AgentLoopTest.INPUT,
             tool -> false,
             false);
 
@@ -859,6 +919,7 @@ class AgentLoopTest {
             ScriptedModel.reply(
                 null, List.of(new ModelToolCall("call_9", "search_docs", "{\"query\":\"x\"}"))),
             null,
+            AgentLoopTest.INPUT,
             tool -> false,
             false);
 
@@ -888,6 +949,10 @@ class AgentLoopTest {
         .contains("Kafka is a log.")
         .contains("\"required\"");
     assertThat(sums(task().usage()).turns()).isEqualTo(2);
+    assertThat(ledger.after(subAgent.chatId(), 0, 100))
+        .filteredOn(e -> e.type().equals(RunEvent.STEP_END))
+        .extracting(e -> e.data().get("validationOk"))
+        .containsExactly(false, true);
   }
 
   @Test
@@ -980,7 +1045,8 @@ class AgentLoopTest {
         AgentLoopConfiguration.turnLeases(mongo, Duration.ofMinutes(1)),
         turns,
         ledger,
-        ObservationRegistry.NOOP);
+        ObservationRegistry.NOOP,
+        AgentLoopTest.CONFIG);
   }
 
   /** Time passes: the lease of the sub-agent's turn runs out while a worker still holds it. */
@@ -1017,6 +1083,7 @@ class AgentLoopTest {
             null,
             null,
             new TurnUsage(10, 10),
+            null,
             List.of()),
         Instant.now());
   }
@@ -1059,6 +1126,19 @@ class AgentLoopTest {
     await().until(() -> task().status() == TaskStatus.failed);
     assertThat(task().error()).contains("step limit: 1 model turns");
     assertThat(model.requests()).hasSize(1);
+  }
+
+  /** A run of two turns: a search, then the answer; the first turn's answer. */
+  private SubAgentMessage searchedThenAnswered() {
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .replies("Kafka is a log.");
+    loop.wake(subAgent.id());
+    SubAgentMessage first = await().until(this::lastMessage, m -> m.role().equals("assistant"));
+    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    return first;
   }
 
   private static ModelReply withTokens(int prompt, int completion, String callId) {

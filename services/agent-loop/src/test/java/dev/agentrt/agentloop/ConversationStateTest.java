@@ -2,6 +2,7 @@ package dev.agentrt.agentloop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.agentrt.agents.TurnRequests;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.TurnUsage;
@@ -83,7 +84,7 @@ class ConversationStateTest {
     result("c1");
 
     List<String> roles =
-        new ConversationState(messages).modelContext().stream().map(SubAgentMessage::role).toList();
+        TurnRequests.modelContext(messages).stream().map(SubAgentMessage::role).toList();
 
     assertThat(roles).containsExactly("system", "user", "assistant", "tool", "user");
     assertThat(new ConversationState(messages).awaitsModelTurn()).isTrue();

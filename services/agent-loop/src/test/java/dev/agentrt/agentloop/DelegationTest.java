@@ -154,7 +154,8 @@ class DelegationTest {
             AgentLoopConfiguration.turnLeases(mongo, Duration.ofMinutes(1)),
             Executors.newVirtualThreadPerTaskExecutor(),
             ledger,
-            ObservationRegistry.NOOP);
+            ObservationRegistry.NOOP,
+            AgentLoopTest.CONFIG);
     analyst = startSubAgent("analyst", null);
   }
 

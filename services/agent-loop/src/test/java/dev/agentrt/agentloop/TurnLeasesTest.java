@@ -382,7 +382,8 @@ class TurnLeasesTest {
             leases,
             workers,
             ledger,
-            ObservationRegistry.NOOP);
+            ObservationRegistry.NOOP,
+            AgentLoopTest.CONFIG);
     AtomicInteger sweeps = new AtomicInteger();
     RunSweeper turns = new RunSweeper(loop, leases);
     LeasedWork counted =

@@ -1,12 +1,15 @@
 package dev.agentrt.orchestrator.chat;
 
+import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskCancellation;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
@@ -14,7 +17,7 @@ import org.springframework.web.server.ResponseStatusException;
 
 /**
  * One task: read it with its sub-agent's conversation and tool calls (what the agent saw and did),
- * or cancel it.
+ * cancel it, or replay one of its model turns.
  */
 @RestController
 @RequestMapping("/api/tasks")
@@ -23,11 +26,14 @@ class TaskController {
   private final ChatAccess access;
   private final TaskDetails details;
   private final TaskCancellation cancellation;
+  private final TurnReplay replays;
 
-  TaskController(ChatAccess access, TaskDetails details, TaskCancellation cancellation) {
+  TaskController(
+      ChatAccess access, TaskDetails details, TaskCancellation cancellation, TurnReplay replays) {
     this.access = access;
     this.details = details;
     this.cancellation = cancellation;
+    this.replays = replays;
   }
 
   record Cancelled(String id, String status) {}
@@ -56,6 +62,37 @@ class TaskController {
               "task " + taskId + " has already ended: " + ended.task().status().name());
       case TaskCancellation.Result.NotFound notFound -> throw noTask(taskId);
     };
+  }
+
+  /**
+   * @param model the model to ask instead of the turn's own; absent: the turn's
+   */
+  record ReplayRequest(@Nullable String model) {}
+
+  @PostMapping("/{taskId}/turns/{turn}/replay")
+  @Operation(
+      summary =
+          "Run one model turn again on exactly its input, without any side effect, and return the"
+              + " new answer beside the recorded one",
+      responses = {
+        @ApiResponse(responseCode = "200", description = "the recorded and the replayed answer"),
+        @ApiResponse(
+            responseCode = "400",
+            description = "a turn number below 1, or an unknown model (problem detail)"),
+        @ApiResponse(responseCode = "404", description = "no task with this id (problem detail)"),
+        @ApiResponse(
+            responseCode = "409",
+            description =
+                "the task has not taken this turn, or the turn cannot be replayed (problem"
+                    + " detail)"),
+        @ApiResponse(responseCode = "502", description = "the model failed (problem detail)")
+      })
+  TurnReplay.Replay replay(
+      @PathVariable String taskId,
+      @PathVariable int turn,
+      @RequestBody(required = false) @Nullable ReplayRequest request) {
+    Task task = access.writableTask(taskId).orElseThrow(() -> noTask(taskId));
+    return replays.replay(task, turn, request == null ? null : request.model());
   }
 
   @GetMapping("/{taskId}")

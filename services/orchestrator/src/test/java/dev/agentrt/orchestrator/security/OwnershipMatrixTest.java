@@ -185,6 +185,13 @@ class OwnershipMatrixTest {
                 Map.of(),
                 expect(202, 404, 401, 404)),
             new Row(
+                "replay a turn (the task has taken none)",
+                "POST",
+                "/api/tasks/" + task.id() + "/turns/1/replay",
+                null,
+                Map.of(),
+                expect(409, 404, 401, 404)),
+            new Row(
                 "cancel",
                 "POST",
                 "/api/tasks/" + task.id() + "/cancel",

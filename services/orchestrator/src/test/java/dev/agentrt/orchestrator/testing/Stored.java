@@ -16,6 +16,7 @@ import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
+import dev.agentrt.store.TurnInput;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.UnreachableBroker;
@@ -136,6 +137,7 @@ public final class Stored {
                 null,
                 model,
                 tokens,
+                null,
                 List.of()),
             tick());
     UsageCounter usage = new UsageCounter(mongo);
@@ -143,6 +145,28 @@ public final class Stored {
     usage.add(Task.class, subAgent.taskId(), model, tokens, 1);
     usage.add(Chat.class, subAgent.chatId(), model, tokens, 1);
     return answer;
+  }
+
+  /** The model's answer of a turn as agent-loop stores it: with what the turn was given. */
+  public SubAgentMessage turnAnswer(
+      SubAgent subAgent,
+      @Nullable String content,
+      List<RequestedToolCall> toolCalls,
+      @Nullable String model,
+      TurnInput input) {
+    return conversations.append(
+        subAgent,
+        new NewMessage(
+            Ids.fresh(),
+            SubAgentMessage.ASSISTANT,
+            content,
+            toolCalls,
+            null,
+            model,
+            TurnUsage.NONE,
+            input,
+            List.of()),
+        tick());
   }
 
   /** system, user (the instruction), assistant (the final answer): a finished run. */

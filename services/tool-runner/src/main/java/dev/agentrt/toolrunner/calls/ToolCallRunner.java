@@ -37,6 +37,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
@@ -81,6 +82,9 @@ class ToolCallRunner implements DisposableBean {
   private final ResultSizeCap cap;
   private final ObservationRegistry observations;
 
+  /** Whether the tool's arguments and result go on its span ({@link GenAi#CAPTURE_CONTENT}). */
+  private final boolean captureContent;
+
   /** Calls held here whose task was cancelled: their worker ends them {@code cancelled}. */
   private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
 
@@ -92,8 +96,10 @@ class ToolCallRunner implements DisposableBean {
       ToolCallProperties properties,
       MeterRegistry meters,
       ObservationRegistry observations,
-      RunLedger ledger) {
+      RunLedger ledger,
+      @Value("${" + GenAi.CAPTURE_CONTENT + ":false}") boolean captureContent) {
     this.observations = observations;
+    this.captureContent = captureContent;
     this.ledger = ledger;
     this.calls = calls;
     this.leases = calls.leases();
@@ -276,13 +282,7 @@ class ToolCallRunner implements DisposableBean {
       recordEvent(
           call,
           RunEvent.TOOL_CALL_START,
-          RunLedger.data(
-              "toolCallId",
-              call.id(),
-              "tool",
-              call.name(),
-              "arguments",
-              RunLedger.excerpt(call.arguments())));
+          RunLedger.toolCall(call.id(), call.stepId(), call.name(), call.arguments()));
       Observation span = GenAi.executeTool(observations, call.name(), call.id(), call.chatId());
       outcome =
           span.observe(
@@ -291,6 +291,9 @@ class ToolCallRunner implements DisposableBean {
                 GenAi.toolOutcome(
                     span,
                     result instanceof ToolOutcome.Failure f ? f.errorType().name() : "success");
+                if (captureContent) {
+                  GenAi.toolContent(span, call.arguments(), result.json());
+                }
                 return result;
               });
     } catch (RuntimeException e) {
@@ -325,7 +328,11 @@ class ToolCallRunner implements DisposableBean {
             RunLedger.data(
                 "toolCallId",
                 call.id(),
+                "stepId",
+                call.stepId(),
                 "tool",
+                call.name(),
+                "toolName",
                 call.name(),
                 "status",
                 outcome instanceof ToolOutcome.Failure ? "failed" : "succeeded",

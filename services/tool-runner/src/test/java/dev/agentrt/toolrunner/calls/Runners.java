@@ -42,6 +42,20 @@ final class Runners {
       ToolCallProperties properties,
       Toolbox toolbox,
       Duration lease) {
+    return runner(
+        mongo, published, agents, properties, toolbox, lease, ObservationRegistry.NOOP, false);
+  }
+
+  /** A runner whose calls are observed in {@code observations}, with their contents or not. */
+  static ToolCallRunner runner(
+      MongoTemplate mongo,
+      EventPublisher published,
+      AgentCatalog agents,
+      ToolCallProperties properties,
+      Toolbox toolbox,
+      Duration lease,
+      ObservationRegistry observations,
+      boolean captureContent) {
     ToolCalls calls =
         new ToolCalls(mongo, properties, ToolCallConfiguration.toolCallLeases(mongo, lease));
     ToolMessages messages =
@@ -54,8 +68,9 @@ final class Runners {
         agents,
         properties,
         new SimpleMeterRegistry(),
-        ObservationRegistry.NOOP,
-        new RunLedger(mongo));
+        observations,
+        new RunLedger(mongo),
+        captureContent);
   }
 
   /** The sweeper of the runner's instance: it takes calls up for that runner, with its holds. */

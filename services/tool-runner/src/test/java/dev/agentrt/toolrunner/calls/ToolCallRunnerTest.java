@@ -33,6 +33,9 @@ import dev.agentrt.toolrunner.mcp.McpServer;
 import dev.agentrt.toolrunner.mcp.McpTestServers;
 import dev.agentrt.toolrunner.tools.ToolSettings;
 import dev.agentrt.toolrunner.tools.Toolbox;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -40,6 +43,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -151,6 +155,58 @@ class ToolCallRunnerTest {
   }
 
   // --- the event path
+
+  @Test
+  void aCallsArgumentsAndResultGoOnItsSpanOnlyWhenContentCaptureIsOn() {
+    for (boolean capture : List.of(false, true)) {
+      List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
+      ObservationRegistry observations = ObservationRegistry.create();
+      observations
+          .observationConfig()
+          .observationHandler(
+              new ObservationHandler<>() {
+                @Override
+                public boolean supportsContext(Observation.Context context) {
+                  return true;
+                }
+
+                @Override
+                public void onStop(Observation.Context context) {
+                  stopped.add(context);
+                }
+              });
+      ToolCallRunner observed =
+          Runners.runner(
+              mongo,
+              published,
+              AGENTS,
+              PROPERTIES,
+              Toolbox.of(List.of(tool), PROPERTIES.settings()),
+              Runners.LEASE,
+              observations,
+              capture);
+      runners.add(observed);
+      ToolCall call = stored(pending(stored(subAgent()), "search_docs", "{\"query\":\"kafka\"}"));
+
+      observed.onRequested(requested(call));
+      awaitAnswered(call);
+
+      Observation.Context span =
+          stopped.stream()
+              .filter(c -> "execute_tool search_docs".equals(c.getContextualName()))
+              .findFirst()
+              .orElseThrow();
+      if (capture) {
+        assertThat(span.getHighCardinalityKeyValue("gen_ai.tool.call.arguments").getValue())
+            .isEqualTo("{\"query\":\"kafka\"}");
+        assertThat(span.getHighCardinalityKeyValue("gen_ai.tool.call.result").getValue())
+            .isEqualTo(ScriptedTool.RESULT);
+      } else {
+        assertThat(span.getHighCardinalityKeyValue("gen_ai.tool.call.arguments")).isNull();
+        assertThat(span.getHighCardinalityKeyValue("gen_ai.tool.call.result")).isNull();
+      }
+    }
+  }
 
   @Test
   void aPendingCallRunsOnceAndIsAnsweredOnceEvenWhenItsEventArrivesTwice() {

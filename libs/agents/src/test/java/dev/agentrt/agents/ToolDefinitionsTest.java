@@ -1,4 +1,4 @@
-package dev.agentrt.agentloop;
+package dev.agentrt.agents;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,8 +6,6 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
-import dev.agentrt.agents.AgentDefinition;
-import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.model.ToolSpec;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,7 +1,5 @@
-package dev.agentrt.agentloop;
+package dev.agentrt.agents;
 
-import dev.agentrt.agents.AgentDefinition;
-import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.model.ToolSpec;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,9 +19,9 @@ import org.springframework.data.mongodb.core.MongoTemplate;
  * ask_user} always first. The same read says which tools tool-runner gates for every agent ({@code
  * approval: required}).
  */
-class ToolDefinitions {
+public class ToolDefinitions {
 
-  static final Duration CACHE_FOR = Duration.ofSeconds(5);
+  public static final Duration CACHE_FOR = Duration.ofSeconds(5);
 
   private record Cached(List<ToolSpec> specs, Set<String> gated, Instant readAt) {}
 
@@ -31,7 +29,7 @@ class ToolDefinitions {
   private final Clock clock;
   private volatile Cached cached;
 
-  ToolDefinitions(MongoTemplate mongo) {
+  public ToolDefinitions(MongoTemplate mongo) {
     this(mongo, Clock.systemUTC());
   }
 
@@ -40,12 +38,12 @@ class ToolDefinitions {
     this.clock = clock;
   }
 
-  List<ToolSpec> forAgent(AgentDefinition agent) {
+  public List<ToolSpec> forAgent(AgentDefinition agent) {
     return ToolCatalog.forAgent(agent, defined());
   }
 
   /** The agent's tools, with {@code message_agent} naming its delegates when it has some. */
-  List<ToolSpec> forAgent(AgentDefinition agent, List<AgentDefinition> delegates) {
+  public List<ToolSpec> forAgent(AgentDefinition agent, List<AgentDefinition> delegates) {
     return ToolCatalog.forAgent(agent, defined(), delegates);
   }
 
@@ -53,7 +51,7 @@ class ToolDefinitions {
    * Whether a call of this tool by this agent waits for a person's approval: tool-runner gates the
    * tool for every agent, or the agent's {@code approve} list names it.
    */
-  boolean needsApproval(AgentDefinition agent, String tool) {
+  public boolean needsApproval(AgentDefinition agent, String tool) {
     return ToolCatalog.needsApproval(agent, tool, read().gated().contains(tool));
   }
 
