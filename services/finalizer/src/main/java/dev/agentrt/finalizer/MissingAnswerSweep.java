@@ -92,7 +92,7 @@ class MissingAnswerSweep {
    */
   private boolean answered(Task task, TaskOutcome outcome) {
     if (mongo.exists(
-        Query.query(Criteria.where("_id").is(Reroutes.taskId(task.id()))), Task.class)) {
+        Query.query(Criteria.where("_id").is(Task.rerouteId(task.id()))), Task.class)) {
       return true;
     }
     Optional<Plan> plan = plans.ofTask(task.id());

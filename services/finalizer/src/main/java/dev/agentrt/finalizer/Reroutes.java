@@ -3,10 +3,10 @@ package dev.agentrt.finalizer;
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCreated;
+import dev.agentrt.events.TaskFailed;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Collections;
-import dev.agentrt.store.Ids;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.Task;
@@ -27,21 +27,26 @@ import org.springframework.stereotype.Component;
  * true}, whose answer is the chat's instead of the failure's. A fallback task that fails ends the
  * run as {@code routing_exhausted}, and its answer says so.
  *
+ * <p>Only a fault is re-routed: a model or provider that kept failing, an answer that broke its
+ * schema, an agent nobody declared. A run stopped by one of its own limits ({@link
+ * TaskFailed#stoppedByLimit}: steps, tokens, deadline, repeats) is not: those limits are the
+ * person's or the agent's, and another agent's run would spend past them; the answer says which
+ * limit stopped it, as without a fallback.
+ *
  * <p>Why the finalizer: it sees every task's outcome, and it is where a failure would become the
  * chat's answer; re-routing is answering the failure with another try instead. Child tasks (a
  * {@code message_agent} call started them) and plan nodes never come here: their outcome goes to
  * their caller or their plan first ({@link DelegationResults}, {@link PlanProgress}), which handle
- * failures themselves — a re-route would answer a call or a node twice.
+ * failures themselves — a re-route would answer a call or a node twice. A cancelled task is no
+ * failure to retry.
  *
- * <p>Idempotent: the new task's id derives from the failed task's, so a redelivered outcome, the
- * missing-answer sweep or two finalizers insert it once and only publish what its outbox still
- * holds; the run events are keyed by it too. A task is re-routed at most once however often it
- * fails.
+ * <p>Idempotent: the new task's id derives from the failed task's ({@link Task#rerouteId}), so a
+ * redelivered outcome, the missing-answer sweep or two finalizers insert it once and only publish
+ * what its outbox still holds; the run events are keyed by it too. A task fails once (a failed task
+ * is never woken again), so it is re-routed at most once.
  */
 @Component
 class Reroutes {
-
-  static final String PURPOSE = "reroute";
 
   private final MongoTemplate mongo;
   private final Optional<String> fallbackAgent;
@@ -59,11 +64,6 @@ class Reroutes {
     this.ledger = ledger;
   }
 
-  /** The id of the task that re-routes this one. */
-  static String taskId(String failedTaskId) {
-    return Ids.derived(failedTaskId, PURPOSE);
-  }
-
   /**
    * Re-routes the task of a failed outcome to the fallback agent, if it is due; records a fallback
    * task's failure as {@code routing_exhausted}.
@@ -75,8 +75,8 @@ class Reroutes {
       return false;
     }
     Task task = mongo.findById(outcome.taskId(), Task.class);
-    if (task == null || task.status() != TaskStatus.failed || task.delegation() != null) {
-      return false; // a cancellation is no failure to retry; a child task is its caller's
+    if (task == null || !faultOfTopLevelTask(task)) {
+      return false;
     }
     if (isFallback(task)) {
       ledger.append(
@@ -86,7 +86,8 @@ class Reroutes {
           task.id(),
           task.subAgentId(),
           task.agent(),
-          RunLedger.data("error", RunLedger.excerpt(failed.error())));
+          RunLedger.data(
+              "reason", task.failureReason(), "error", RunLedger.excerpt(failed.error())));
       return false;
     }
     if (task.agent().equals(fallbackAgent.get())) {
@@ -96,19 +97,28 @@ class Reroutes {
     return true;
   }
 
+  /**
+   * A task the orchestrator started that failed by a fault, not by one of its limits: what may be
+   * re-routed. Child tasks are their caller's; a cancelled task did not fail.
+   */
+  private static boolean faultOfTopLevelTask(Task task) {
+    return task.status() == TaskStatus.failed
+        && task.delegation() == null
+        && !TaskFailed.stoppedByLimit(task.failureReason());
+  }
+
   /** A fallback task: the decision's confidence was too low, or it re-routes a failed task. */
   static boolean isFallback(Task task) {
     return task.routing() != null && task.routing().fallback();
   }
 
   /**
-   * The outcome the chat's answer is written from: for a fallback task that failed, an error that
-   * says routing is exhausted; otherwise the outcome itself.
+   * The outcome the chat's answer is written from: for a fallback task that failed by a fault, an
+   * error that says routing is exhausted; otherwise the outcome itself.
    */
   static TaskOutcome told(Task task, TaskOutcome outcome) {
     if (!(outcome instanceof TaskOutcome.Failed failed)
-        || task.status() != TaskStatus.failed
-        || task.delegation() != null
+        || !faultOfTopLevelTask(task)
         || !isFallback(task)) {
       return outcome;
     }
@@ -126,7 +136,7 @@ class Reroutes {
   }
 
   private void start(Task failed, String agent, String error) {
-    String id = taskId(failed.id());
+    String id = Task.rerouteId(failed.id());
     Instant now = clock.instant();
     Task.Routing routing =
         new Task.Routing(

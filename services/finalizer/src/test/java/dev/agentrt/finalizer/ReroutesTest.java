@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCreated;
+import dev.agentrt.events.TaskFailed;
 import dev.agentrt.model.offline.OfflineModel;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
@@ -32,8 +33,8 @@ import org.springframework.data.mongodb.core.query.Query;
 
 /**
  * A failed task goes once to the fallback agent, on a real MongoDB-protocol server; a fallback task
- * that fails ends the run as routing_exhausted; children, cancellations and a catalog without a
- * fallback are left alone.
+ * that fails ends the run as routing_exhausted; runs stopped by their limits, children,
+ * cancellations and a catalog without a fallback are left alone.
  */
 class ReroutesTest {
 
@@ -70,7 +71,7 @@ class ReroutesTest {
     assertThat(reroutes.reroute(failure(failed))).isTrue();
     assertThat(reroutes.reroute(failure(failed))).as("the outcome redelivered").isTrue();
 
-    Task rerouted = mongo.findById(Reroutes.taskId(failed.id()), Task.class);
+    Task rerouted = mongo.findById(Task.rerouteId(failed.id()), Task.class);
     assertThat(mongo.findAll(Task.class)).hasSize(2);
     assertThat(rerouted.agent()).isEqualTo("assistant");
     assertThat(rerouted.instruction()).isEqualTo(failed.instruction());
@@ -97,7 +98,7 @@ class ReroutesTest {
   void aFallbackTaskThatFailsEndsAsRoutingExhaustedAndTheAnswerSaysSo() {
     Task failed = task("task-1", "researcher", TaskStatus.failed, routing(false), null);
     reroutes.reroute(failure(failed));
-    Task fallback = mongo.findById(Reroutes.taskId(failed.id()), Task.class);
+    Task fallback = mongo.findById(Task.rerouteId(failed.id()), Task.class);
     mongo.save(task(fallback.id(), "assistant", TaskStatus.failed, fallback.routing(), null));
 
     TaskOutcome outcome = failure(fallback);
@@ -164,6 +165,49 @@ class ReroutesTest {
     assertThat(mongo.findAll(Task.class)).hasSize(1);
   }
 
+  @Test
+  void aRunStoppedByItsOwnLimitsIsNotReroutedAndItsFailureIsTheAnswer() {
+    for (String limit :
+        List.of(
+            TaskFailed.STEP_LIMIT_EXCEEDED,
+            TaskFailed.BUDGET_EXCEEDED,
+            TaskFailed.TIMEOUT,
+            TaskFailed.STAGNATED)) {
+      Task stopped =
+          task("task-" + limit, "researcher", TaskStatus.failed, routing(false), null, limit);
+
+      assertThat(reroutes.reroute(failure(stopped))).as(limit).isFalse();
+
+      assertThat(
+              mongo.exists(
+                  Query.query(Criteria.where("_id").is(Task.rerouteId(stopped.id()))), Task.class))
+          .as(limit)
+          .isFalse();
+      assertThat(answers().write(failure(stopped)).content())
+          .as(limit)
+          .contains("the researcher could not finish")
+          .doesNotContain("routing_exhausted");
+    }
+    assertThat(ledger(RunEvent.REROUTE)).isEmpty();
+  }
+
+  @Test
+  void aFallbackTaskStoppedByALimitEndsByThatLimitNotAsRoutingExhausted() {
+    Task stopped =
+        task(
+            "task-1",
+            "assistant",
+            TaskStatus.failed,
+            routing(true),
+            null,
+            TaskFailed.BUDGET_EXCEEDED);
+
+    assertThat(reroutes.reroute(failure(stopped))).isFalse();
+
+    assertThat(ledger(RunEvent.ROUTING_EXHAUSTED)).isEmpty();
+    assertThat(answers().write(failure(stopped)).content()).doesNotContain("routing_exhausted");
+  }
+
   // --- fixtures -----------------------------------------------------------------------------
 
   private static Reroutes reroutes(AgentCatalog agents) {
@@ -191,6 +235,17 @@ class ReroutesTest {
       TaskStatus status,
       Task.@Nullable Routing routing,
       Task.@Nullable Delegation delegation) {
+    return task(
+        id, agent, status, routing, delegation, status == TaskStatus.failed ? "model_error" : null);
+  }
+
+  private static Task task(
+      String id,
+      String agent,
+      TaskStatus status,
+      Task.@Nullable Routing routing,
+      Task.@Nullable Delegation delegation,
+      @Nullable String failureReason) {
     Instant now = Instant.now();
     return mongo.save(
         new Task(
@@ -211,7 +266,8 @@ class ReroutesTest {
             delegation,
             now,
             now,
-            routing));
+            routing,
+            failureReason));
   }
 
   private static TaskOutcome failure(Task task) {
