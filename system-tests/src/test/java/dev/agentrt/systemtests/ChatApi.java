@@ -19,6 +19,8 @@ final class ChatApi {
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
+  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
   private final String baseUrl;
 
   ChatApi(String baseUrl) {
@@ -40,22 +42,26 @@ final class ChatApi {
   }
 
   Response get(String path) {
-    return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET());
+    return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET().timeout(TIMEOUT));
   }
 
   Response post(String path, String json) {
+    return post(path, json, TIMEOUT);
+  }
+
+  /** A post that may take longer: {@code /v1/chat/completions} waits for the chat's reply. */
+  Response post(String path, String json, Duration timeout) {
     return send(
         HttpRequest.newBuilder(URI.create(baseUrl + path))
             .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(json)));
+            .POST(HttpRequest.BodyPublishers.ofString(json))
+            .timeout(timeout));
   }
 
   private Response send(HttpRequest.Builder request) {
     try {
       HttpResponse<String> response =
-          HTTP.send(
-              request.timeout(Duration.ofSeconds(10)).build(),
-              HttpResponse.BodyHandlers.ofString());
+          HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
       JsonNode body =
           response.body().isBlank() ? JSON.missingNode() : JSON.readTree(response.body());
       return new Response(response.statusCode(), body);

@@ -256,27 +256,38 @@ class CrashRecoveryIT {
   }
 
   /**
-   * Each chat's run ends (task success or failed, and the chat's answer written) within the run
-   * timeout; then nothing is there twice.
+   * Each chat's run ends within the run timeout with one answer: the answer is the finalizer's last
+   * write, and the task it answers has ended (success, or failed: a task that failed by a fault is
+   * re-routed once to the fallback agent, whose task's answer is then the only one). Then nothing
+   * is there twice.
    */
   private static void awaitEndedOnceEach(String fault, List<String> chats) {
     for (String chatId : chats) {
-      Document task;
+      Document answer;
       try {
-        task =
+        answer =
             await()
                 .atMost(RUN_TIMEOUT)
                 .pollInterval(Duration.ofMillis(500))
-                .until(() -> lastTask(chatId), CrashRecoveryIT::ended);
-        await()
-            .atMost(RUN_TIMEOUT)
-            .pollInterval(Duration.ofMillis(500))
-            .until(() -> answered(chatId, task.getString("_id")));
+                .until(() -> answer(chatId), found -> found != null);
       } catch (ConditionTimeoutException e) {
         outcomes.add(fault + ": did not end within " + RUN_TIMEOUT.toSeconds() + " s");
         throw e;
       }
-      outcomes.add(fault + ": " + task.getString("status"));
+      Document task = task(chatId, answer.getString("taskId"));
+      assertThat(ended(task)).as("the task %s answered has ended", task).isTrue();
+      List<Document> tasks = tasks(chatId);
+      if (tasks.size() > 1) {
+        assertThat(tasks)
+            .as("a failed task and the fallback agent's task that re-routed it")
+            .hasSize(2)
+            .extracting(t -> t.getString("status"))
+            .first()
+            .isEqualTo("failed");
+        assertThat(task.getString("_id")).isEqualTo(tasks.getLast().getString("_id"));
+      }
+      outcomes.add(
+          fault + ": " + task.getString("status") + (tasks.size() > 1 ? " (re-routed)" : ""));
       nothingTwice(chatId);
     }
     assertThat(services.allAlive()).isTrue();
@@ -326,22 +337,25 @@ class CrashRecoveryIT {
         && Set.of("success", "failed", "cancelled").contains(task.getString("status"));
   }
 
-  private static boolean answered(String chatId, String taskId) {
-    return chatMessages(chatId).stream()
-        .anyMatch(
-            m ->
-                "assistant".equals(m.getString("role"))
-                    && taskId.equals(m.getString("taskId"))
-                    && !isQuestion(m));
+  /** The chat's answer (not a question), if it is written; there is one at most. */
+  private static Document answer(String chatId) {
+    List<Document> answers =
+        chatMessages(chatId).stream()
+            .filter(m -> "assistant".equals(m.getString("role")) && !isQuestion(m))
+            .toList();
+    assertThat(answers).as("answers in %s", chatId).hasSizeLessThanOrEqualTo(1);
+    return answers.isEmpty() ? null : answers.getFirst();
+  }
+
+  private static Document task(String chatId, String taskId) {
+    return tasks(chatId).stream()
+        .filter(t -> t.getString("_id").equals(taskId))
+        .findFirst()
+        .orElseThrow();
   }
 
   private static boolean isQuestion(Document message) {
     return String.valueOf(message.get("content")).contains("Which subject?");
-  }
-
-  private static Document lastTask(String chatId) {
-    List<Document> tasks = tasks(chatId);
-    return tasks.isEmpty() ? null : tasks.getLast();
   }
 
   private static List<Document> tasks(String chatId) {

@@ -18,12 +18,17 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A local server speaking the OpenAI chat-completions wire format, for the services' real
- * OpenAI-compatible provider: it decides like a model would (a new task for the person's message;
- * for a message that starts with {@code [plan]}, the plan of {@link #PLAN}) and answers an agent
+ * OpenAI-compatible provider: it decides like a model would (a new task for the researcher for the
+ * person's message; for a message that starts with {@code [plan]}, the plan of {@link #PLAN}; with
+ * {@code [plan-to-cancel]}, that of {@link #PLAN_TO_CANCEL}; with {@code [bad-plan]}, a plan naming
+ * an unknown agent, then on repair one with a cycle, then on the second repair {@link
+ * #REPAIRED_PLAN}, keeping the repair requests in {@link #repairRequests}) and answers an agent
  * turn by the task's instruction:
  *
  * <ul>
  *   <li>{@code [answer] text…}: answers with the rest of its first line;
+ *   <li>{@code [fallback] text…}: the fallback agent (the {@code assistant}) answers with the rest
+ *       of its first line; any other agent's turn is refused with HTTP 500, as below;
  *   <li>{@code [repeat] …}: calls {@code read_doc} on {@code kafka.md}, every time;
  *   <li>{@code [loop] …}: calls {@code search_docs} with a new query every time;
  *   <li>{@code [hang] …}: holds the call until the server closes, then calls {@code search_docs};
@@ -58,15 +63,56 @@ final class FakeOpenAiServer implements AutoCloseable {
          "dependsOn":["bad"]}],
        "confidence":0.9,"reason":"Two independent branches."}""";
 
+  /**
+   * Five researcher nodes: {@code slow} and {@code held}, whose model calls hang, each with a node
+   * that depends on it ({@code after-slow}, {@code after-held}), and {@code quick}, which answers
+   * at once. Nothing ends the hanging nodes but a cancellation.
+   */
+  static final String PLAN_TO_CANCEL =
+      """
+      {"action":"plan","nodes":[
+        {"id":"slow","agent":"researcher","instruction":"[hang] Research slowly"},
+        {"id":"after-slow","agent":"researcher","instruction":"[answer] After slow.",
+         "dependsOn":["slow"]},
+        {"id":"held","agent":"researcher","instruction":"[hang] Research at length"},
+        {"id":"after-held","agent":"researcher","instruction":"[answer] After held.",
+         "dependsOn":["held"]},
+        {"id":"quick","agent":"researcher","instruction":"[answer] Done at once."}],
+       "confidence":0.9,"reason":"Branches to cancel."}""";
+
+  private static final String UNKNOWN_AGENT_PLAN =
+      """
+      {"action":"plan","nodes":[{"id":"a","agent":"poet","instruction":"[answer] A poem."}],
+       "confidence":0.9,"reason":"A poet writes it."}""";
+
+  private static final String CYCLE_PLAN =
+      """
+      {"action":"plan","nodes":[
+        {"id":"b","agent":"researcher","instruction":"[answer] B.","dependsOn":["c"]},
+        {"id":"c","agent":"researcher","instruction":"[answer] C.","dependsOn":["b"]}],
+       "confidence":0.9,"reason":"Each needs the other."}""";
+
+  /** The plan the second repair of a {@code [bad-plan]} decision gets: one node. */
+  private static final String REPAIRED_PLAN =
+      """
+      {"action":"plan","nodes":[
+        {"id":"fixed","agent":"researcher","instruction":"[answer] The outbox, repaired."}],
+       "confidence":0.9,"reason":"One researcher is enough."}""";
+
+  private static final String REPAIR = "Your previous decision was invalid";
+
   private static final String ANSWER = "[answer] ";
   private static final String WRITE = "[write] ";
 
   /** The agent {@code [write]} tasks are decided for: it lists {@code files__write_file}. */
   static final String FILER = "filer";
 
+  private static final String FALLBACK = "[fallback] ";
+
   private final HttpServer server;
   final AtomicInteger refusedAgentTurns = new AtomicInteger();
   final AtomicInteger agentTurns = new AtomicInteger();
+  final List<String> repairRequests = new CopyOnWriteArrayList<>();
   private final CountDownLatch closing = new CountDownLatch(1);
   private final List<JsonNode> agentTurnMessages = new CopyOnWriteArrayList<>();
   private volatile ScriptedOpenAiServer.@Nullable Gate firstGuidedTurn;
@@ -91,14 +137,7 @@ final class FakeOpenAiServer implements AutoCloseable {
     JsonNode messages = request.path("messages");
     if (OpenAiWire.isDecision(request)) {
       String said = messages.path(messages.size() - 1).path("content").asString("");
-      respond(
-          exchange,
-          200,
-          said.startsWith("[plan]")
-              ? OpenAiWire.text(PLAN)
-              : said.startsWith(WRITE)
-                  ? OpenAiWire.newTask(request, FILER)
-                  : OpenAiWire.newResearchTask(request));
+      respond(exchange, 200, decide(request, said));
       return;
     }
     if (OpenAiWire.isAgentTurn(request)) {
@@ -113,6 +152,12 @@ final class FakeOpenAiServer implements AutoCloseable {
         agentTurns.incrementAndGet();
         String firstLine = instruction.lines().findFirst().orElse(ANSWER);
         respond(exchange, 200, OpenAiWire.text(firstLine.substring(ANSWER.length())));
+        return;
+      }
+      if (instruction.startsWith(FALLBACK) && isTheAssistant(messages)) {
+        agentTurns.incrementAndGet();
+        String firstLine = instruction.lines().findFirst().orElse(FALLBACK);
+        respond(exchange, 200, OpenAiWire.text(firstLine.substring(FALLBACK.length())));
         return;
       }
       if (instruction.startsWith("[repeat]")) {
@@ -203,6 +248,39 @@ final class FakeOpenAiServer implements AutoCloseable {
       }
     }
     return content;
+  }
+
+  private String decide(JsonNode request, String said) {
+    if (said.startsWith(REPAIR)) {
+      repairRequests.add(said);
+      long repairs = 0;
+      for (JsonNode m : request.path("messages")) {
+        repairs += m.path("content").asString("").startsWith(REPAIR) ? 1 : 0;
+      }
+      return OpenAiWire.text(repairs == 1 ? CYCLE_PLAN : REPAIRED_PLAN);
+    }
+    if (said.startsWith("[bad-plan]")) {
+      return OpenAiWire.text(UNKNOWN_AGENT_PLAN);
+    }
+    if (said.startsWith("[plan]")) {
+      return OpenAiWire.text(PLAN);
+    }
+    if (said.startsWith("[plan-to-cancel]")) {
+      return OpenAiWire.text(PLAN_TO_CANCEL);
+    }
+    if (said.startsWith(WRITE)) {
+      return OpenAiWire.newTask(request, FILER);
+    }
+    return OpenAiWire.newResearchTask(request);
+  }
+
+  /** Whether the turn is the fallback agent's: its system prompt (agents.yml) says so. */
+  private static boolean isTheAssistant(JsonNode messages) {
+    return messages
+        .path(0)
+        .path("content")
+        .asString("")
+        .startsWith("You are the assistant of this agent runtime");
   }
 
   private static String toolCall(String id, String name, String arguments) {

@@ -1,6 +1,7 @@
 package dev.agentrt.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoClient;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -23,8 +25,11 @@ import tools.jackson.databind.JsonNode;
 /**
  * Plans end to end through the six services on a real broker and MongoDB-protocol server: the
  * offline model's report plan runs its researchers at the same time and its writer on their
- * results, and a node that fails (the scripted model refuses its turns) skips exactly the nodes
- * that depend on it while the rest finishes. One answer reaches the chat.
+ * results, also with two orchestrators and two finalizers and every event delivered twice; a node
+ * that fails (the scripted model refuses its turns) skips exactly the nodes that depend on it while
+ * the rest finishes; a node cancelled through the task API skips its dependents only, and a plan
+ * cancelled through the plan API cancels its running nodes and skips its pending ones. One answer
+ * reaches the chat.
  */
 class PlansIT {
 
@@ -79,29 +84,70 @@ class PlansIT {
   }
 
   @Test
-  void everyEventOfAPlanDeliveredTwiceStartsNoNodeTwiceAndAnswersOnce() {
+  void withTwoOrchestratorsAndTwoFinalizersAndEveryEventDeliveredTwiceEachNodesTaskExistsOnce() {
     EmbeddedStack stack = EmbeddedStack.get();
-    ChatApi api = new ChatApi(stack.services.baseUrl("orchestrator"));
-    String chatId = api.createChat();
-    api.postMessage(chatId, "Write a report on Kafka and MongoDB");
-    JsonNode plan = awaitAnswered(api, chatId);
     Topology topology = new Topology(stack.kafka.bootstrapServers());
-    await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
-    Map<String, Long> before = documentCounts(stack);
+    long orchestrators = topology.consumersWithPartitions("orchestrator");
+    long finalizers = topology.consumersWithPartitions("finalizer");
+    try (RunningServices copies =
+        stack.startCopies("plan-copies", List.of("orchestrator", "finalizer"))) {
+      // The copies share the partitions: the orchestrator's decide plans, the finalizer's move
+      // them on, and a plan's nodes' tasks (keyed by task id) go to both finalizers.
+      await()
+          .atMost(RUN_TIMEOUT)
+          .until(
+              () ->
+                  topology.consumersWithPartitions("orchestrator") == 2 * orchestrators
+                      && topology.consumersWithPartitions("finalizer") == 2 * finalizers);
+      List<ChatApi> apis =
+          List.of(
+              new ChatApi(stack.services.baseUrl("orchestrator")),
+              new ChatApi(copies.baseUrl("orchestrator")));
+      List<String> chats = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        ChatApi api = apis.get(i % 2);
+        String chatId = api.createChat();
+        api.postMessage(chatId, "Write a report on Kafka, MongoDB and security");
+        chats.add(chatId);
+      }
+      ChatApi api = apis.getFirst();
+      Map<String, JsonNode> plans = new HashMap<>();
+      for (String chatId : chats) {
+        JsonNode plan = awaitAnswered(api, chatId);
+        assertThat(plan.path("status").asString()).isEqualTo("success");
+        plans.put(chatId, plan);
+      }
+      await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
+      Map<String, Long> before = documentCounts(stack);
 
-    List<ConsumerRecord<String, byte[]>> everything = new ArrayList<>();
-    for (String topic :
-        List.of(Topics.CHAT_MESSAGES, Topics.TASKS, Topics.SUB_AGENT_MESSAGES, Topics.TOOL_CALLS)) {
-      everything.addAll(topology.readAll(topic));
+      List<ConsumerRecord<String, byte[]>> everything = new ArrayList<>();
+      for (String topic :
+          List.of(
+              Topics.CHAT_MESSAGES, Topics.TASKS, Topics.SUB_AGENT_MESSAGES, Topics.TOOL_CALLS)) {
+        everything.addAll(topology.readAll(topic));
+      }
+      topology.republish(everything);
+
+      await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
+      assertThat(documentCounts(stack)).isEqualTo(before);
+      for (String chatId : chats) {
+        JsonNode plan = plans.get(chatId);
+        assertThat(list(api.get("/api/chats/" + chatId + "/plans").body()))
+            .singleElement()
+            .isEqualTo(plan);
+        assertThat(list(api.get("/api/chats/" + chatId + "/tasks").body()))
+            .as("one task per node")
+            .extracting(t -> t.path("id").asString())
+            .containsExactlyInAnyOrderElementsOf(
+                nodes(plan).values().stream().map(n -> n.path("taskId").asString()).toList());
+        assertThat(list(api.get("/api/chats/" + chatId + "/messages").body()))
+            .as("the person's message and the plan's one answer")
+            .extracting(m -> m.path("id").asString())
+            .endsWith(plan.path("answerId").asString())
+            .hasSize(2);
+      }
+      assertThat(copies.allAlive()).isTrue();
     }
-    topology.republish(everything);
-
-    await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
-    assertThat(documentCounts(stack)).isEqualTo(before);
-    assertThat(list(api.get("/api/chats/" + chatId + "/plans").body()))
-        .singleElement()
-        .isEqualTo(plan);
-    assertThat(list(api.get("/api/chats/" + chatId + "/tasks").body())).hasSize(3);
   }
 
   @Test
@@ -140,6 +186,115 @@ class PlansIT {
         .contains("Built on ok.")
         .contains("- bad (researcher): failed:")
         .contains("- after-bad (researcher): skipped: node 'bad' did not succeed");
+  }
+
+  @Test
+  void aCancelledNodeSkipsItsDependentsOnlyThenCancellingThePlanStopsTheRest() {
+    ChatApi api = new ChatApi(ScriptedModelStack.get().services.baseUrl("orchestrator"));
+    String chatId = api.createChat();
+    api.postMessage(chatId, "[plan-to-cancel] two slow branches and a quick one");
+    JsonNode started =
+        await()
+            .atMost(RUN_TIMEOUT)
+            .until(
+                () -> plan(api, chatId),
+                plan ->
+                    plan != null
+                        && taskStatus(api, plan, "slow").equals("running")
+                        && taskStatus(api, plan, "held").equals("running")
+                        && nodes(plan).get("quick").path("status").asString().equals("success"));
+    String planId = started.path("id").asString();
+
+    String slowTask = nodes(started).get("slow").path("taskId").asString();
+    assertThat(api.post("/api/tasks/" + slowTask + "/cancel", "{}").status()).isEqualTo(202);
+
+    JsonNode afterNodeCancel =
+        await()
+            .atMost(RUN_TIMEOUT)
+            .until(
+                () -> plan(api, chatId),
+                plan -> nodes(plan).get("after-slow").path("status").asString().equals("skipped"));
+    Map<String, JsonNode> nodes = nodes(afterNodeCancel);
+    assertThat(nodes.get("slow").path("status").asString()).isEqualTo("cancelled");
+    assertThat(nodes.get("after-slow").path("skippedBecause").asString()).isEqualTo("slow");
+    assertThat(afterNodeCancel.path("status").asString())
+        .as("the independent branches go on")
+        .isEqualTo("running");
+    assertThat(nodes.get("held").path("status").asString()).isEqualTo("running");
+    assertThat(taskStatus(api, afterNodeCancel, "held")).isEqualTo("running");
+    assertThat(nodes.get("after-held").path("status").asString()).isEqualTo("pending");
+    assertThat(list(api.get("/api/chats/" + chatId + "/messages").body()))
+        .as("a cancelled node is its plan's, not an answer of its own")
+        .hasSize(1);
+
+    ChatApi.Response cancelled = api.post("/api/plans/" + planId + "/cancel", "{}");
+    assertThat(cancelled.status()).isEqualTo(202);
+
+    JsonNode ended = awaitAnswered(api, chatId);
+    assertThat(ended.path("status").asString()).isEqualTo("cancelled");
+    nodes = nodes(ended);
+    assertThat(nodes.get("held").path("status").asString()).isEqualTo("cancelled");
+    assertThat(nodes.get("after-held").path("status").asString()).isEqualTo("skipped");
+    assertThat(nodes.get("after-held").path("error").asString())
+        .isEqualTo("skipped: the plan was cancelled");
+    assertThat(nodes.get("quick").path("status").asString()).isEqualTo("success");
+    assertThat(nodes.get("slow").path("status").asString()).isEqualTo("cancelled");
+    assertThat(list(api.get("/api/chats/" + chatId + "/tasks").body()))
+        .as("the skipped nodes never got a task")
+        .extracting(t -> t.path("id").asString(), t -> t.path("status").asString())
+        .containsExactlyInAnyOrder(
+            tuple(slowTask, "cancelled"),
+            tuple(nodes.get("held").path("taskId").asString(), "cancelled"),
+            tuple(nodes.get("quick").path("taskId").asString(), "success"));
+    List<JsonNode> messages = list(api.get("/api/chats/" + chatId + "/messages").body());
+    assertThat(messages).as("the person's message and the plan's one answer").hasSize(2);
+    assertThat(messages.get(1).path("id").asString()).isEqualTo(ended.path("answerId").asString());
+    assertThat(api.post("/api/plans/" + planId + "/cancel", "{}").status())
+        .as("an ended plan")
+        .isEqualTo(409);
+  }
+
+  @Test
+  void anInvalidPlanIsRefusedWithItsReasonAndRepairedAndOnlyTheRepairedPlanRuns() {
+    ScriptedModelStack stack = ScriptedModelStack.get();
+    ChatApi api = new ChatApi(stack.services.baseUrl("orchestrator"));
+    String chatId = api.createChat();
+    int repairsBefore = stack.model.repairRequests.size();
+
+    api.postMessage(chatId, "[bad-plan] the outbox");
+
+    JsonNode plan = awaitAnswered(api, chatId);
+    assertThat(stack.model.repairRequests.subList(repairsBefore, stack.model.repairRequests.size()))
+        .as("each invalid plan went back to the model with its reason")
+        .satisfiesExactly(
+            unknown -> assertThat(unknown).contains("node 'a' names no agent there is ('poet')"),
+            cycle -> assertThat(cycle).contains("the plan has a cycle: b → c → b"));
+    assertThat(plan.path("status").asString()).isEqualTo("success");
+    assertThat(nodes(plan)).containsOnlyKeys("fixed");
+    assertThat(list(api.get("/api/chats/" + chatId + "/tasks").body()))
+        .as("no node of an invalid plan ever ran")
+        .singleElement()
+        .satisfies(t -> assertThat(t.path("agent").asString()).isEqualTo("researcher"))
+        .satisfies(
+            t ->
+                assertThat(t.path("id").asString())
+                    .isEqualTo(nodes(plan).get("fixed").path("taskId").asString()));
+    List<JsonNode> messages = list(api.get("/api/chats/" + chatId + "/messages").body());
+    assertThat(messages).hasSize(2);
+    assertThat(messages.get(1).path("content").asString()).contains("The outbox, repaired.");
+  }
+
+  /** The chat's one plan, or null before it is stored. */
+  private static JsonNode plan(ChatApi api, String chatId) {
+    List<JsonNode> plans = list(api.get("/api/chats/" + chatId + "/plans").body());
+    return plans.isEmpty() ? null : plans.getFirst();
+  }
+
+  /** The status of the task of one of the plan's nodes; "none" before it has one. */
+  private static String taskStatus(ChatApi api, JsonNode plan, String node) {
+    ChatApi.Response task =
+        api.get("/api/tasks/" + nodes(plan).get(node).path("taskId").asString());
+    return task.status() == 200 ? task.body().path("task").path("status").asString() : "none";
   }
 
   /** The chat's one plan, once it ended and its answer is in the chat. */

@@ -3,23 +3,19 @@ package dev.agentrt.systemtests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Sorts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /**
  * Every run limit triggered by a scripted model through the real provider, end to end: the task
  * fails with the limit's reason, the run events say so, and the chat gets a message that names the
- * limit and what was done so far. Per-chat limits keep each run short.
+ * limit and what was done so far. A run stopped by its limits is not re-routed to the fallback
+ * agent (that run would spend past them): the failed task's answer is the chat's. Per-chat limits
+ * keep each run short.
  */
 class RunLimitsIT {
 
@@ -27,17 +23,6 @@ class RunLimitsIT {
 
   private final ScriptedModelStack stack = ScriptedModelStack.get();
   private final ChatApi api = new ChatApi(stack.services.baseUrl("orchestrator"));
-  private static MongoClient mongo;
-
-  @BeforeAll
-  static void connect() {
-    mongo = MongoClients.create(ScriptedModelStack.get().mongoUri());
-  }
-
-  @AfterAll
-  static void disconnect() {
-    mongo.close();
-  }
 
   @Test
   void theChatsStepLimitStopsARunThatNeverAnswers() {
@@ -48,7 +33,7 @@ class RunLimitsIT {
     JsonNode task = awaitFailed(chatId);
     assertThat(runEnd(chatId).getString("reason")).isEqualTo("step_limit_exceeded");
     assertThat(assistantTurns(task)).isEqualTo(2);
-    assertThat(lastChatMessage(chatId))
+    assertThat(answerOf(chatId, task))
         .contains("Stopped by the step limit: 2 model turns")
         .contains("Done so far: 2 model turn(s), 2 tool call(s) (search_docs ×2)");
   }
@@ -66,7 +51,7 @@ class RunLimitsIT {
     List<String> statuses = new ArrayList<>();
     details.path("toolCalls").forEach(c -> statuses.add(c.path("status").asString()));
     assertThat(statuses).containsExactly("success", "failed");
-    assertThat(lastChatMessage(chatId)).contains("Stopped by the token budget: 60 of 50 tokens");
+    assertThat(answerOf(chatId, task)).contains("Stopped by the token budget: 60 of 50 tokens");
   }
 
   @Test
@@ -80,7 +65,7 @@ class RunLimitsIT {
     assertThat(assistantTurns(task))
         .as("ended by the sweeper while the model call was still held")
         .isZero();
-    assertThat(lastChatMessage(chatId)).contains("Stopped by the deadline");
+    assertThat(answerOf(chatId, task)).contains("Stopped by the deadline");
   }
 
   @Test
@@ -103,7 +88,7 @@ class RunLimitsIT {
             });
     assertThat(userMessages).anyMatch(c -> c.startsWith("You are repeating yourself"));
     assertThat(assistantTurns(task)).isEqualTo(4);
-    assertThat(lastChatMessage(chatId)).contains("Stopped for repeating itself");
+    assertThat(answerOf(chatId, task)).contains("Stopped for repeating itself");
   }
 
   @Test
@@ -138,13 +123,21 @@ class RunLimitsIT {
     return turns;
   }
 
-  /** The final message the finalizer posts for the failed task. */
-  private String lastChatMessage(String chatId) {
-    JsonNode messages =
+  /**
+   * The final message the finalizer posts for the failed task: its own, not a re-route's (a
+   * re-route would have been started before it, and the answer would be the fallback task's).
+   */
+  private String answerOf(String chatId, JsonNode task) {
+    JsonNode answer =
         await()
             .atMost(RUN_TIMEOUT)
-            .until(() -> api.get("/api/chats/" + chatId + "/messages").body(), m -> m.size() == 2);
-    return messages.get(1).path("content").asString();
+            .until(() -> api.get("/api/chats/" + chatId + "/messages").body(), m -> m.size() == 2)
+            .get(1);
+    assertThat(answer.path("taskId").asString()).isEqualTo(task.path("id").asString());
+    assertThat(api.get("/api/chats/" + chatId + "/tasks").body()).as("not re-routed").hasSize(1);
+    assertThat(types(chatId)).doesNotContain("reroute", "routing_exhausted");
+    assertThat(task.path("failureReason").asString()).isEqualTo(runEnd(chatId).getString("reason"));
+    return answer.path("content").asString();
   }
 
   private Document runEnd(String chatId) {
@@ -152,7 +145,7 @@ class RunLimitsIT {
         .atMost(RUN_TIMEOUT)
         .until(
             () ->
-                ledger(chatId).stream()
+                stack.runEvents(chatId).stream()
                     .filter(e -> e.getString("type").equals("run_end"))
                     .map(e -> e.get("data", Document.class))
                     .findFirst()
@@ -161,15 +154,6 @@ class RunLimitsIT {
   }
 
   private List<String> types(String chatId) {
-    return ledger(chatId).stream().map(e -> e.getString("type")).toList();
-  }
-
-  private static List<Document> ledger(String chatId) {
-    return mongo
-        .getDatabase("agentrt")
-        .getCollection("run_events")
-        .find(Filters.eq("chatId", chatId))
-        .sort(Sorts.ascending("seq"))
-        .into(new ArrayList<>());
+    return stack.runEvents(chatId).stream().map(e -> e.getString("type")).toList();
   }
 }

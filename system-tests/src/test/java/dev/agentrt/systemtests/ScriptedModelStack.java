@@ -1,5 +1,9 @@
 package dev.agentrt.systemtests;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Sorts;
 import dev.agentrt.localstack.EmbeddedMongo;
 import dev.agentrt.localstack.KafkaBroker;
 import dev.agentrt.localstack.Services;
@@ -8,8 +12,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,6 +45,7 @@ final class ScriptedModelStack {
 
   private final KafkaBroker kafka;
   private final EmbeddedMongo mongo;
+  private final MongoClient client;
 
   private ScriptedModelStack(
       FakeOpenAiServer model,
@@ -52,6 +60,7 @@ final class ScriptedModelStack {
     this.kafka = kafka;
     this.mongo = mongo;
     this.services = services;
+    this.client = MongoClients.create(mongo.uri());
   }
 
   static synchronized ScriptedModelStack get() {
@@ -62,8 +71,14 @@ final class ScriptedModelStack {
     return instance;
   }
 
-  String mongoUri() {
-    return mongo.uri();
+  /** The chat's run events, in order. */
+  List<Document> runEvents(String chatId) {
+    return client
+        .getDatabase("agentrt")
+        .getCollection("run_events")
+        .find(Filters.eq("chatId", chatId))
+        .sort(Sorts.ascending("seq"))
+        .into(new ArrayList<>());
   }
 
   private static ScriptedModelStack start() {
@@ -122,6 +137,7 @@ final class ScriptedModelStack {
   }
 
   private void stop() {
+    client.close();
     services.close();
     kafka.close();
     mongo.close();

@@ -112,6 +112,23 @@ final class Topology {
     }
   }
 
+  /**
+   * The consumers of a service's consumer group that have partitions: as many per running copy of
+   * the service as its binder's concurrency, while the partitions go round.
+   */
+  long consumersWithPartitions(String group) {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+      return admin.describeConsumerGroups(List.of(group)).all().get().get(group).members().stream()
+          .filter(m -> !m.assignment().topicPartitions().isEmpty())
+          .count();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   private static Map<TopicPartition, Long> endOffsets(Admin admin, String topic) {
     try {
       int partitions =

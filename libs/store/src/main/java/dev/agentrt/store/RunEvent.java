@@ -78,6 +78,12 @@ public record RunEvent(
   /** A plan's last node ended: its status. */
   public static final String PLAN_END = "plan_end";
 
+  /** A failed task went once more to the fallback agent, as a new task. */
+  public static final String REROUTE = "reroute";
+
+  /** The fallback agent's task failed too: nothing is left to route the request to. */
+  public static final String ROUTING_EXHAUSTED = "routing_exhausted";
+
   @PersistenceCreator
   public RunEvent {}
 }

@@ -21,6 +21,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  * @param endedAt when it last ended ({@code success}, {@code failed}, {@code cancelled}), or null
  * @param routing why the orchestrator chose its agent; null for a child task and for tasks stored
  *     before routing was recorded
+ * @param failureReason when it failed, why: the stable code its {@code TaskFailed} carried ({@code
+ *     model_error}, {@code step_limit_exceeded}, …); else null
  */
 @Document(Collections.TASKS)
 public record Task(
@@ -41,9 +43,13 @@ public record Task(
     @Nullable Delegation delegation,
     @Nullable Instant startedAt,
     @Nullable Instant endedAt,
-    @Nullable Routing routing) {
+    @Nullable Routing routing,
+    @Nullable String failureReason) {
 
   public static final String TYPE_AGENT = "agent";
+
+  /** The field of {@link #failureReason}, which the services that fail a task set. */
+  public static final String FAILURE_REASON = "failureReason";
 
   /**
    * The tokens of the current run of the tree a task is the root of: its own turns and those of
@@ -65,6 +71,47 @@ public record Task(
    *     agents.yml): the decision's confidence was too low, or the task re-routes a failed one
    */
   public record Routing(double confidence, String reason, boolean fallback) {}
+
+  public Task(
+      String id,
+      String chatId,
+      String type,
+      String agent,
+      String instruction,
+      @Nullable String model,
+      TaskStatus status,
+      @Nullable String subAgentId,
+      @Nullable String result,
+      @Nullable String error,
+      @Nullable Usage usage,
+      Instant createdAt,
+      Instant updatedAt,
+      List<OutboxEntry> outbox,
+      @Nullable Delegation delegation,
+      @Nullable Instant startedAt,
+      @Nullable Instant endedAt,
+      @Nullable Routing routing) {
+    this(
+        id,
+        chatId,
+        type,
+        agent,
+        instruction,
+        model,
+        status,
+        subAgentId,
+        result,
+        error,
+        usage,
+        createdAt,
+        updatedAt,
+        outbox,
+        delegation,
+        startedAt,
+        endedAt,
+        routing,
+        null);
+  }
 
   public Task(
       String id,
@@ -127,6 +174,15 @@ public record Task(
       String toolCallId,
       String modelCallId,
       @Nullable Instant deadline) {}
+
+  /**
+   * The id of the task that re-routes this one to the fallback agent should it fail (the finalizer
+   * starts it): derived from this one's, so it is started once, and whoever knows a task finds its
+   * re-route.
+   */
+  public static String rerouteId(String taskId) {
+    return Ids.derived(taskId, "reroute");
+  }
 
   /** The child's conversation id, which a parent passes back to talk to it again: its task's id. */
   public String conversationId() {

@@ -255,6 +255,7 @@ class SubAgentStarter {
         new Update()
             .set("status", TaskStatus.failed)
             .set("error", error)
+            .set(Task.FAILURE_REASON, "unknown_agent")
             .set("updatedAt", now)
             .push("outbox", failed),
         Task.class);

@@ -184,6 +184,27 @@ class SubAgentStarterTest {
     await().until(() -> mongo.findById(childOfEnded.id(), Task.class).outbox().isEmpty());
   }
 
+  @Test
+  void aTaskForAnAgentNobodyDeclaredFailsAtOnceWithItsReasonStored() {
+    Task task = storedTask(null, null);
+    TaskCreated created =
+        new TaskCreated(
+            Ids.derived(task.id(), "created"),
+            task.createdAt(),
+            task.id(),
+            task.chatId(),
+            "poet",
+            task.instruction());
+
+    starter.start(created);
+
+    Task failed = mongo.findById(task.id(), Task.class);
+    assertThat(failed.status()).isEqualTo(TaskStatus.failed);
+    assertThat(failed.failureReason()).isEqualTo("unknown_agent");
+    assertThat(failed.error()).startsWith("no agent named 'poet'");
+    assertThat(subAgentOf(created)).isNull();
+  }
+
   private static Task childOf(Task caller, @Nullable Instant deadline) {
     return new Task(
         Ids.fresh(),

@@ -4,6 +4,7 @@ import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.agents.ToolDefinitions;
 import dev.agentrt.agents.TurnRequests;
+import dev.agentrt.events.TaskFailed;
 import dev.agentrt.model.GenAi;
 import dev.agentrt.model.ModelException;
 import dev.agentrt.model.ModelReply;
@@ -213,7 +214,7 @@ class AgentLoop {
       recorder.fail(
           subAgent,
           conversation.lastSeq(),
-          LimitReached.TIMEOUT,
+          TaskFailed.TIMEOUT,
           LimitReached.timeout(conversation, run) + " " + conversation.progress());
     } else {
       mongo.updateFirst(
@@ -415,11 +416,11 @@ class AgentLoop {
           RunLedger.data("limit", "tokens", "used", used, "max", run.maxTokens()));
     }
     if (used >= run.maxTokens() && !(TurnOutcome.of(answer) instanceof TurnOutcome.FinalAnswer)) {
-      recorder.dropCalls(answer, LimitReached.BUDGET_EXCEEDED);
+      recorder.dropCalls(answer, TaskFailed.BUDGET_EXCEEDED);
       recorder.fail(
           subAgent,
           answer.seq(),
-          LimitReached.BUDGET_EXCEEDED,
+          TaskFailed.BUDGET_EXCEEDED,
           LimitReached.budget(used, run)
               + " "
               + new ConversationState(conversations.messages(subAgent.id())).progress());

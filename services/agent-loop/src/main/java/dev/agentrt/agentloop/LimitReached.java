@@ -1,19 +1,20 @@
 package dev.agentrt.agentloop;
 
+import static dev.agentrt.events.TaskFailed.BUDGET_EXCEEDED;
+import static dev.agentrt.events.TaskFailed.STAGNATED;
+import static dev.agentrt.events.TaskFailed.STEP_LIMIT_EXCEEDED;
+import static dev.agentrt.events.TaskFailed.TIMEOUT;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
 /**
- * A limit that stops a run before its next turn, with the reason the task fails with and a sentence
- * for the person (the caller adds what was done so far).
+ * A limit that stops a run before its next turn, with the reason the task fails with (one of {@link
+ * dev.agentrt.events.TaskFailed}'s limits) and a sentence for the person (the caller adds what was
+ * done so far).
  */
 record LimitReached(String reason, String message) {
-
-  static final String STEP_LIMIT_EXCEEDED = "step_limit_exceeded";
-  static final String BUDGET_EXCEEDED = "budget_exceeded";
-  static final String TIMEOUT = "timeout";
-  static final String STAGNATED = "stagnated";
 
   /** The first limit this run has reached, checked before a turn is claimed. */
   static Optional<LimitReached> check(

@@ -469,7 +469,7 @@ class OutcomeRecorder {
         subAgent,
         TaskStatus.running,
         TaskStatus.failed,
-        new Update().set("error", error),
+        new Update().set("error", error).set(Task.FAILURE_REASON, reason),
         List.of(
             new TaskFailed(
                 TaskEventIds.failed(messageId),

@@ -448,6 +448,7 @@ class AgentLoopTest {
     await().until(() -> task().status() == TaskStatus.failed);
     assertThat(model.requests()).hasSize(3);
     assertThat(task().error()).contains("503");
+    assertThat(task().failureReason()).as("stored with the failure").isEqualTo("model_error");
     assertThat(subAgent().status()).isEqualTo(SubAgentStatus.failed);
     assertThat(lastMessage().role()).isEqualTo("system");
     assertThat(lastMessage().content()).contains("model_error");
@@ -521,6 +522,7 @@ class AgentLoopTest {
         .contains("Done so far: 3 model turn(s), 3 tool call(s) (search_docs ×3)");
     assertThat(model.requests()).hasSize(3);
     assertThat(failureReason()).isEqualTo("step_limit_exceeded");
+    assertThat(task().failureReason()).isEqualTo("step_limit_exceeded");
   }
 
   @Test

@@ -17,7 +17,8 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 /**
  * Answers are written on virtual threads, one per answer being written: thousands cost little. A
  * task's outcome goes to its caller when it is a child task, to its plan when it is a plan's node,
- * else to the chat as an answer.
+ * to the fallback agent when it is a failure to re-route ({@link Reroutes}), else to the chat as an
+ * answer. The order matters: child tasks and plan nodes are never re-routed.
  */
 @Configuration
 @EnableConfigurationProperties(FinalizerProperties.class)
@@ -29,13 +30,15 @@ class AnswerConfiguration {
       FinalAnswers answers,
       DelegationResults delegations,
       PlanProgress plans,
+      Reroutes reroutes,
       Outbox outbox,
       RunLedger ledger,
       LeaseProperties leases) {
     return new PendingAnswers(
         mongo,
         answers,
-        outcome -> delegations.deliver(outcome) || plans.advance(outcome),
+        outcome ->
+            delegations.deliver(outcome) || plans.advance(outcome) || reroutes.reroute(outcome),
         answer -> publish(answer, outbox, ledger),
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("final-answer-", 0).factory()),
         leases);

@@ -96,14 +96,15 @@ class FinalAnswers {
     if (task == null) {
       throw new IllegalStateException("task " + outcome.taskId() + " is not stored");
     }
+    TaskOutcome told = Reroutes.told(task, outcome);
     return write(
         new Brief(
             id,
             outcome.chatId(),
             task.id(),
             task.model(),
-            brief(task, outcome),
-            plainAnswer(task, outcome)));
+            brief(task, told),
+            plainAnswer(task, told)));
   }
 
   /**

@@ -87,9 +87,14 @@ class MissingAnswerSweep {
 
   /**
    * Whether the chat has the outcome's answer; for a child task, whether its caller has its result;
-   * for a plan's node, whether its plan recorded its end.
+   * for a plan's node, whether its plan recorded its end; for a re-routed task, whether its
+   * fallback task exists (the answer is that task's).
    */
   private boolean answered(Task task, TaskOutcome outcome) {
+    if (mongo.exists(
+        Query.query(Criteria.where("_id").is(Task.rerouteId(task.id()))), Task.class)) {
+      return true;
+    }
     Optional<Plan> plan = plans.ofTask(task.id());
     if (plan.isPresent()) {
       return plan.get().nodes().stream()

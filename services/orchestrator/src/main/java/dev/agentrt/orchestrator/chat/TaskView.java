@@ -19,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  * @param children the ids of the child tasks its agent started, oldest first
  * @param routing why the orchestrator chose its agent: {@code confidence}, {@code reason}, {@code
  *     fallback} (absent for a child task)
+ * @param failureReason when it failed, the stable code of why ({@code model_error}, {@code
+ *     budget_exceeded}, …)
  */
 record TaskView(
     String id,
@@ -37,7 +39,8 @@ record TaskView(
     @Nullable Instant startedAt,
     @Nullable Instant endedAt,
     List<String> children,
-    Task.@Nullable Routing routing) {
+    Task.@Nullable Routing routing,
+    @Nullable String failureReason) {
 
   static TaskView of(Task t, Pricing pricing, List<String> children) {
     return new TaskView(
@@ -57,6 +60,7 @@ record TaskView(
         t.startedAt(),
         t.endedAt(),
         children,
-        t.routing());
+        t.routing(),
+        t.failureReason());
   }
 }

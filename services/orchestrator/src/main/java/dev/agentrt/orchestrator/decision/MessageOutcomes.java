@@ -15,8 +15,9 @@ import org.springframework.data.mongodb.core.query.Query;
 
 /**
  * What a person's message led to, found by the ids its decision derives from the message's id: the
- * orchestrator's direct answer (or apology), the task it started or woke, or the plan it started.
- * Nothing is found while the message awaits its decision.
+ * orchestrator's direct answer (or apology), the task it started or woke (and the task that
+ * re-routed it, should it have failed), or the plan it started. Nothing is found while the message
+ * awaits its decision.
  */
 public final class MessageOutcomes {
 
@@ -44,6 +45,15 @@ public final class MessageOutcomes {
     return plan == null || plan.answerId() == null
         ? Optional.empty()
         : Optional.ofNullable(mongo.findById(plan.answerId(), ChatMessage.class));
+  }
+
+  /**
+   * The tasks whose answer in the chat answers a message that went to this task: the task itself,
+   * and the task that re-routes it to the fallback agent should it fail (the finalizer writes that
+   * task's answer instead of the failure's).
+   */
+  public static List<String> answeringTasks(String taskId) {
+    return List.of(taskId, Task.rerouteId(taskId));
   }
 
   /**

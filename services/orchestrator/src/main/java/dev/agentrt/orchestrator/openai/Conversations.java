@@ -68,9 +68,10 @@ class Conversations {
   /**
    * The chat's reply to the person's message, waiting for it at most the reply timeout: the
    * orchestrator's direct answer, or else the first message of the task the message started or woke
-   * (its final answer or its question, with its {@code taskId}). The answer to an earlier message,
-   * or another task's, stored meanwhile is not this message's reply. The reply's conversation is
-   * remembered, so a client that resends it continues this chat.
+   * (its final answer or its question, with its {@code taskId}; the answer of the task that
+   * re-routed it, if it failed). The answer to an earlier message, or another task's, stored
+   * meanwhile is not this message's reply. The reply's conversation is remembered, so a client that
+   * resends it continues this chat.
    */
   Optional<ChatMessage> awaitReply(ChatMessage question) throws InterruptedException {
     try {
@@ -114,7 +115,10 @@ class Conversations {
     }
   }
 
-  /** The task's first message in the chat after the person's message. */
+  /**
+   * The task's first message in the chat after the person's message; if the task failed and was
+   * re-routed, the answer is the re-route's.
+   */
   private static Query taskReply(ChatMessage question, String taskId) {
     Instant after = question.createdAt().truncatedTo(ChronoUnit.MILLIS); // as stored
     return Query.query(
@@ -123,7 +127,7 @@ class Conversations {
                 .and("role")
                 .is(ChatMessage.ASSISTANT)
                 .and("taskId")
-                .is(taskId)
+                .in(MessageOutcomes.answeringTasks(taskId))
                 .and("createdAt")
                 .gte(after))
         .with(Sort.by("createdAt", "_id"))

@@ -274,4 +274,34 @@ class ChatControllerTest {
         .andExpect(jsonPath("$[0].routing.reason").value("Not sure who sings."))
         .andExpect(jsonPath("$[0].routing.fallback").value(true));
   }
+
+  @Test
+  void showsWhyATaskFailed() throws Exception {
+    mongo.insert(new Chat("chat-1", "t", null, Instant.now(), null, null, null));
+    mongo.insert(
+        new Task(
+            "task-1",
+            "chat-1",
+            Task.TYPE_AGENT,
+            "researcher",
+            "Research Kafka",
+            null,
+            TaskStatus.failed,
+            null,
+            null,
+            "Stopped by the token budget: 60 of 50 tokens used.",
+            null,
+            Instant.now(),
+            Instant.now(),
+            List.of(),
+            null,
+            null,
+            null,
+            null,
+            "budget_exceeded"));
+
+    http.perform(get("/api/chats/chat-1/tasks"))
+        .andExpect(jsonPath("$[0].status").value("failed"))
+        .andExpect(jsonPath("$[0].failureReason").value("budget_exceeded"));
+  }
 }

@@ -357,6 +357,52 @@ class OpenAiControllerTest {
   }
 
   @Test
+  void theReplyToAMessageWhoseTaskFailedAndWasReroutedIsTheFallbackTasksAnswer() throws Exception {
+    replies = content -> null;
+    alsoStored =
+        question -> {
+          Instant after = question.createdAt().truncatedTo(ChronoUnit.MILLIS);
+          String failedId = Ids.derived(question.id(), "task");
+          mongo.insert(
+              new Task(
+                  failedId,
+                  question.chatId(),
+                  "agent",
+                  "researcher",
+                  "Research Kafka",
+                  TaskStatus.failed,
+                  null,
+                  null,
+                  "the model kept failing",
+                  after,
+                  after,
+                  List.of()));
+          String rerouteId = Task.rerouteId(failedId);
+          mongo.insert(
+              new Task(
+                  rerouteId,
+                  question.chatId(),
+                  "agent",
+                  "assistant",
+                  "Research Kafka",
+                  TaskStatus.success,
+                  null,
+                  "done",
+                  null,
+                  after,
+                  after,
+                  List.of()));
+          mongo.insert(
+              assistant(
+                  Ids.fresh(), question, rerouteId, "The assistant's answer", after.plusMillis(2)));
+        };
+
+    http.perform(completion(messages("user", "Research Kafka"), false))
+        .andExpect(status().isOk())
+        .andExpect(jsonPath("$.choices[0].message.content").value("The assistant's answer"));
+  }
+
+  @Test
   void theReplyToAMessageThatStartedAPlanIsThePlansAnswer() throws Exception {
     replies = content -> null;
     alsoStored =
