@@ -77,6 +77,9 @@ export const api = {
   task: (taskId) => request('GET', `api/tasks/${encodeURIComponent(taskId)}`),
   cancelTask: (taskId) => request('POST', `api/tasks/${encodeURIComponent(taskId)}/cancel`),
   feedback: (id, feedback) => request('POST', `${chat(id)}/feedback`, feedback),
+  plans: (id) => request('GET', `${chat(id)}/plans`),
+  plan: (planId) => request('GET', `api/plans/${encodeURIComponent(planId)}`),
+  cancelPlan: (planId) => request('POST', `api/plans/${encodeURIComponent(planId)}/cancel`),
   // EventSource cannot send headers: the key goes in the query, for this one endpoint.
   eventsUrl: (id, after) => {
     const query = new URLSearchParams();
