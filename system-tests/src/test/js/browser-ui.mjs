@@ -202,7 +202,7 @@ try {
   }
   await page.locator('.message.assistant h1', { hasText: 'Report on Kafka and MongoDB' }).waitFor({ timeout: TIMEOUT });
   await noOverflow('a plan');
-  await plan.scrollIntoViewIfNeeded();
+  await plan.evaluate((node) => node.scrollIntoView()); // in one step: a re-render may replace it
   await page.screenshot({ path: join(screenshots, 'plan-phone.png') });
   await plan.locator('.plan-node[data-node="write"]').click();
   await page.locator('.task.open', { hasText: 'Writer' }).locator('.timeline').waitFor({ timeout: TIMEOUT });

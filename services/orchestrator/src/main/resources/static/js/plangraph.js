@@ -256,7 +256,9 @@ export class ChatPlans {
   /** Draws each plan that changed since it was last drawn. */
   render() {
     for (const plan of this.plans.values()) {
-      const key = JSON.stringify(plan);
+      // Only what the graph shows: a read that adds the answer or end times draws nothing again.
+      const key = JSON.stringify([plan.status, plan.cancelRequested, plan.nodes.map((n) =>
+        [n.id, n.agent, n.instruction, n.dependsOn, n.status, n.taskId, n.error])]);
       const shown = this.views.get(plan.id);
       if (shown?.key === key) continue;
       const node = planGraph(plan, { onOpenTask: this.onOpenTask, onCancel: () => this.cancel(plan.id) });
