@@ -1,6 +1,8 @@
 // The web UI in Debian's Chromium, driven by playwright-core: a person creates a chat, asks for
 // research, watches the live activity, answers the researcher's question and sees the final answer
-// rendered as Markdown. Exits 0 when everything was seen, 1 with the reason otherwise.
+// rendered as Markdown; then cancels a task, approves and rejects notes, guides a running agent,
+// watches a plan run as a graph and picks an option, at desktop and phone widths. Exits 0 when
+// everything was seen, 1 with the reason otherwise.
 //
 //   node browser-ui.mjs <orchestrator URL> <screenshot directory> [API key]
 //
@@ -8,25 +10,18 @@
 //
 // The stack runs the offline model (libs/model OFFLINE-MODEL.md): "Research" alone makes the
 // researcher ask "What should I research?"; the answer "Kafka" makes it search, read and answer
-// with "**Kafka** (docs/...)" and a Sources line.
+// with "**Kafka** (docs/...)" and a Sources line. "Save a note: …" waits for approval; "Choose a
+// colour for the logo" asks with three options; "Discuss it with the researcher" keeps the analyst
+// running while its researcher asks what "it" is; "Write a report on Kafka and MongoDB" is a plan
+// of two researchers and a writer.
 
-import { chromium } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
+import { commandLine, launchChromium } from './browser.mjs';
 import { join } from 'node:path';
 
-const [baseUrl, screenshots = 'target/browser', apiKey] = process.argv.slice(2);
-if (!baseUrl) {
-  console.error('usage: node browser-ui.mjs <orchestrator URL> [screenshot directory]');
-  process.exit(2);
-}
-mkdirSync(screenshots, { recursive: true });
+const { baseUrl, screenshots, more: [apiKey] } = commandLine('browser-ui.mjs');
 
 const TIMEOUT = 60_000;
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const step = (text) => console.log(`- ${text}`);
 // A server with keys: the page asks for one (each tab keeps its own).
 const signIn = async (tab) => {
@@ -154,11 +149,102 @@ try {
   await input.press('Enter');
   const approval = page.locator('.message .approval');
   await approval.getByRole('button', { name: 'Approve' }).waitFor({ timeout: TIMEOUT });
+  const asking = page.locator('.message.open-approval');
+  await asking.locator('.tag', { hasText: 'Approval needed' }).waitFor({ timeout: TIMEOUT });
+  await asking.locator('.approval-what code', { hasText: 'write_note' }).waitFor({ timeout: TIMEOUT });
+  await asking.locator('pre.approval-args', { hasText: 'approved in the browser' }).waitFor({ timeout: TIMEOUT });
   await page.screenshot({ path: join(screenshots, 'approval.png') });
   await approval.getByRole('button', { name: 'Approve' }).click();
   await approval.locator('.approval-outcome', { hasText: 'Approved' }).waitFor({ timeout: TIMEOUT });
   await page.locator('.message', { hasText: 'Saved the note' }).waitFor({ timeout: TIMEOUT });
-  step('a note is approved from its request: Approved, then the scribe says where it saved it');
+  step('a note is approved from its request (labelled an approval, naming write_note and its arguments): Approved, then the scribe says where it saved it');
+
+  const newChat = async () => {
+    // On a phone the chat list, with New chat, slides in behind ☰.
+    if (await page.locator('#toggle-chats').isVisible()) await page.locator('#toggle-chats').click();
+    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.locator('#welcome').waitFor({ timeout: TIMEOUT });
+  };
+  const say = async (text) => {
+    await input.fill(text);
+    await input.press('Enter');
+  };
+  const noOverflow = async (where) => {
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    if (overflow > 0) throw new Error(`${where}: the page is ${overflow}px wider than the phone's screen`);
+  };
+
+  // Guidance for a running agent: the analyst runs while the researcher it asked waits for the
+  // person (what is "it"?), so its task is caught running; the guidance is its next turn's request.
+  await newChat();
+  await say('Discuss it with the researcher');
+  await page.locator('.message.open-question', { hasText: 'What should I research?' }).waitFor({ timeout: TIMEOUT });
+  const analyst = page.locator('.task.status-running', { hasText: 'Analyst' });
+  await analyst.getByRole('textbox', { name: 'Guide the Analyst' }).fill('Focus on MongoDB instead');
+  await analyst.getByRole('button', { name: 'Guide', exact: true }).click();
+  await page.locator('.task', { hasText: 'Analyst' }).locator('.task-guided', { hasText: 'Focus on MongoDB instead' })
+    .waitFor({ timeout: TIMEOUT });
+  await page.screenshot({ path: join(screenshots, 'guide.png') });
+  await say('Kafka');
+  await page.locator('.message.assistant', { hasText: 'Here is what the researchers found about MongoDB.' }).waitFor({ timeout: TIMEOUT });
+  step('a running analyst is guided from its Guide box; its answer follows the guidance (MongoDB)');
+
+  // The rest at phone width: a plan as a graph, a question's options, a rejected note.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await newChat();
+  await say('Write a report on Kafka and MongoDB');
+  const plan = page.locator('.plan');
+  await plan.locator('.plan-node[data-node="write"]').waitFor({ timeout: TIMEOUT });
+  const boxes = await plan.locator('.plan-node').count();
+  const arrows = await plan.locator('.plan-edge').count();
+  if (boxes !== 3 || arrows !== 2) throw new Error(`the plan shows ${boxes} boxes and ${arrows} arrows, not 3 and 2`);
+  await page.locator('.plan[data-status="success"]').waitFor({ timeout: TIMEOUT });
+  const done = await plan.locator('.plan-node.node-success', { hasText: 'Done' }).count();
+  if (done !== 3) throw new Error(`${done} of the plan's 3 boxes say Done`);
+  const legend = (await plan.locator('.plan-legend').innerText()).replace(/\s+/g, ' ');
+  for (const word of ['Waiting', 'Running', 'Done', 'Failed', 'Skipped', 'Cancelled']) {
+    if (!legend.includes(word)) throw new Error(`the legend does not say ${word}: ${legend}`);
+  }
+  await page.locator('.message.assistant h1', { hasText: 'Report on Kafka and MongoDB' }).waitFor({ timeout: TIMEOUT });
+  await noOverflow('a plan');
+  await plan.evaluate((node) => node.scrollIntoView()); // in one step: a re-render may replace it
+  await page.screenshot({ path: join(screenshots, 'plan-phone.png') });
+  await plan.locator('.plan-node[data-node="write"]').click();
+  await page.locator('.task.open', { hasText: 'Writer' }).locator('.timeline').waitFor({ timeout: TIMEOUT });
+  await page.waitForTimeout(400); // the panel's slide
+  await page.screenshot({ path: join(screenshots, 'plan-node-phone.png') });
+  await page.keyboard.press('Escape');
+  step('a report is a plan drawn as a graph (3 boxes, 2 arrows, a legend in words), all Done; its writer box opens the writer\'s task');
+
+  await newChat();
+  await say('Choose a colour for the logo');
+  const choices = page.locator('.message.open-question .choices');
+  await choices.getByRole('button', { name: 'Amber' }).waitFor({ timeout: TIMEOUT });
+  const offered = await choices.getByRole('button').allInnerTexts();
+  if (offered.join(',') !== 'Teal,Amber,Violet') throw new Error(`the question offers ${offered}`);
+  await noOverflow('a question with options');
+  await page.screenshot({ path: join(screenshots, 'choose-phone.png') });
+  await choices.getByRole('button', { name: 'Amber' }).click();
+  await page.locator('.message.user.answer', { hasText: 'Amber' }).waitFor({ timeout: TIMEOUT });
+  await page.locator('.message.assistant', { hasText: 'You chose Amber.' }).waitFor({ timeout: TIMEOUT });
+  step('a question with options shows them as buttons; Amber is sent as the answer and the assistant names it');
+
+  await newChat();
+  const longNote = `rejected in the browser, ${'with a long body '.repeat(20)}and THE END`;
+  await say(`Save a note: ${longNote}`);
+  const rejecting = page.locator('.message.open-approval');
+  const folded = rejecting.locator('details.approval-args');
+  await folded.waitFor({ timeout: TIMEOUT });
+  if (await folded.locator('pre').isVisible()) throw new Error('long arguments are not folded');
+  await folded.locator('summary').click();
+  await folded.locator('pre', { hasText: 'THE END' }).waitFor({ state: 'visible', timeout: TIMEOUT });
+  await noOverflow('an approval request');
+  await page.screenshot({ path: join(screenshots, 'approval-phone.png') });
+  await rejecting.getByLabel('Reason').fill('not today');
+  await rejecting.getByRole('button', { name: 'Reject' }).click();
+  await page.locator('.message .approval-outcome', { hasText: 'Rejected' }).waitFor({ timeout: TIMEOUT });
+  await page.locator('.message.assistant', { hasText: 'I did not save the note: not today.' }).waitFor({ timeout: TIMEOUT });
+  step('a long note\'s arguments are folded and shown whole on unfold; rejected with a reason, the scribe says why');
 
   if (problems.length) throw new Error(problems.join('\n'));
   console.log(`OK, screenshots in ${screenshots}`);

@@ -78,6 +78,9 @@ export const api = {
   cancelTask: (taskId) => request('POST', `api/tasks/${encodeURIComponent(taskId)}/cancel`),
   replayTurn: (taskId, turn) => request('POST', `api/tasks/${encodeURIComponent(taskId)}/turns/${turn}/replay`),
   feedback: (id, feedback) => request('POST', `${chat(id)}/feedback`, feedback),
+  plans: (id) => request('GET', `${chat(id)}/plans`),
+  plan: (planId) => request('GET', `api/plans/${encodeURIComponent(planId)}`),
+  cancelPlan: (planId) => request('POST', `api/plans/${encodeURIComponent(planId)}/cancel`),
   // EventSource cannot send headers: the key goes in the query, for this one endpoint.
   eventsUrl: (id, after) => {
     const query = new URLSearchParams();

@@ -12,6 +12,10 @@ import {
 } from './view.js';
 import { fromEvents, fromDetails, rememberOpened } from './timeline.js';
 import { waterfall } from './waterfall.js';
+import { ChatPlans } from './plangraph.js';
+import {
+  approvalControls, approvalCall, optionButtons, pendingOptions, guideBox,
+} from './feedback.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -41,6 +45,17 @@ function emptyChat(chatId) {
     answers: new Map(), // messageId -> taskId: the person's answer to it
     awaitingQuestion: new Set(), // taskIds whose question event came before its message
     details: new Map(), // taskId -> GET /api/tasks/{id} (tasks without run events)
+    plans: new ChatPlans({
+      container: ui.messages,
+      messageNode: (id) => state.rendered.get(id),
+      onOpenTask: (taskId) => openTask(taskId),
+      onChange: () => render(),
+      toast: (text) => toast(text),
+    }),
+    options: new Map(), // messageId -> a question's options ([] for an open question), once read
+    calls: new Map(), // toolCallId -> {tool, arguments}: a call awaiting approval, as stored
+    guided: new Map(), // taskId -> [the person's guidance texts]
+    drafts: new Map(), // taskId -> guidance being typed
     openTask: null,
     deciding: false,
     sentAt: '',
@@ -60,6 +75,7 @@ function render() {
     renderChats();
     renderHeader();
     renderMessages();
+    state.plans.render();
     renderActivity();
     renderReplying();
     renderTasks();
@@ -106,43 +122,31 @@ function author(message) {
   return task ? agentName(task.agent) : 'Orchestrator';
 }
 
+/** A sub-agent's request to run a call that needs the person's approval (the notifier's message). */
+const isApproval = (message) => message.role !== 'user' && Boolean(message.toolCallId);
+
 function messageElement(message) {
-  const node = el(`article.message.${message.role === 'user' ? 'user' : 'assistant'}`, { dataset: { id: message.id } },
+  const approval = isApproval(message);
+  const node = el(`article.message.${message.role === 'user' ? 'user' : 'assistant'}${approval ? '.approval-request' : ''}`, { dataset: { id: message.id } },
     el('div.avatar', { 'aria-hidden': 'true' }, message.role === 'user' ? 'You' : author(message).charAt(0)),
     el('div.bubble', {},
       el('div.message-meta', {}, el('span.author', {}, author(message)), el('span.time', {}, formatTime(message.createdAt))),
       el('div.tag'),
+      // An approval request shows its call once known (renderApproval); its text until then.
       message.role === 'user' ? el('div.plain', {}, message.content) : markdown(message.content),
-      message.toolCallId && message.role !== 'user' ? approvalControls(message.toolCallId) : null,
+      el('div.choices-slot'),
+      approval ? decisionBox(message.toolCallId) : null,
       message.taskId && message.role !== 'user'
         ? el('button.link.task-link', { type: 'button', onclick: () => openTask(message.taskId) }, 'Show what the agent did')
         : null));
   return node;
 }
 
-/** Approve or Reject (with an optional reason) for a call that awaits the person's approval. */
-function approvalControls(toolCallId) {
-  const box = el('div.approval', { dataset: { toolCallId } });
+/** Approve / Reject for a call that awaits approval, or what was decided on it. */
+function decisionBox(toolCallId) {
   const decided = state.decisions.get(toolCallId);
-  if (decided) {
-    box.append(el('span.approval-outcome', {}, decided));
-    return box;
-  }
-  const reason = el('input.approval-reason', { type: 'text', placeholder: 'Reason (optional)', 'aria-label': 'Reason' });
-  const decide = async (approved) => {
-    for (const button of box.querySelectorAll('button')) button.disabled = true;
-    try {
-      await api.feedback(state.chatId, { type: 'approval', toolCallId, approved, reason: reason.value.trim() || null });
-      showDecision(toolCallId, approved ? 'Approved' : `Rejected${reason.value.trim() ? `: ${reason.value.trim()}` : ''}`);
-    } catch (e) {
-      toast(e instanceof ApiError && e.status === 409 ? 'That call was decided already.' : `Could not send the decision: ${e.message}`);
-      for (const button of box.querySelectorAll('button')) button.disabled = false;
-    }
-  };
-  box.append(reason,
-    el('button.approve', { type: 'button', onclick: () => decide(true) }, 'Approve'),
-    el('button.reject', { type: 'button', onclick: () => decide(false) }, 'Reject'));
-  return box;
+  if (decided) return el('div.approval', { dataset: { toolCallId } }, el('span.approval-outcome', {}, decided));
+  return approvalControls(state.chatId, toolCallId, (text) => showDecision(toolCallId, text), toast);
 }
 
 /** Shows a call's decision in place of its buttons, wherever it was decided. */
@@ -166,13 +170,20 @@ function renderMessages() {
     node.querySelector('.author').textContent = author(message);
     const questionOf = state.questions.get(message.id);
     const answerTo = state.answers.get(message.id);
-    const task = state.tasks.get(questionOf ?? answerTo);
+    const task = state.tasks.get(questionOf ?? answerTo ?? message.taskId);
+    const open = Boolean(questionOf) && task?.status === 'waiting';
     node.classList.toggle('question', Boolean(questionOf));
-    node.classList.toggle('open-question', Boolean(questionOf) && task?.status === 'waiting');
+    node.classList.toggle('open-question', open);
     node.classList.toggle('answer', Boolean(answerTo));
+    renderOptions(node, message, open);
     const tag = node.querySelector('.tag');
-    if (questionOf) {
-      tag.textContent = task?.status === 'waiting' ? 'Question · waiting for your answer' : 'Question';
+    if (isApproval(message)) {
+      const pending = !state.decisions.has(message.toolCallId) && task?.status === 'waiting';
+      node.classList.toggle('open-approval', pending);
+      renderApproval(node, message, task);
+      tag.textContent = pending ? 'Approval needed · waiting for your decision' : 'Approval request';
+    } else if (questionOf) {
+      tag.textContent = open ? 'Question · waiting for your answer' : 'Question';
     } else if (answerTo) {
       tag.textContent = `↳ Answer to the ${agentName(task?.agent)}`;
     } else {
@@ -181,6 +192,54 @@ function renderMessages() {
     tag.hidden = !tag.textContent;
   }
   if (nearBottom) ui.messages.scrollTop = ui.messages.scrollHeight;
+}
+
+/** The options of an open question as buttons, read from its task once. */
+function renderOptions(node, message, open) {
+  if (open && !state.options.has(message.id)) loadOptions(message);
+  const options = open ? state.options.get(message.id) : null;
+  const want = options?.length ? message.id : '';
+  const slot = node.querySelector('.choices-slot');
+  if (slot.dataset.shown === want) return;
+  slot.dataset.shown = want;
+  slot.replaceChildren(...(want ? [optionButtons(state.chatId, options, toast)] : []));
+}
+
+/** The tool and arguments of an approval request: from its task as stored, else its run event. */
+function renderApproval(node, message, task) {
+  if (!state.calls.has(message.toolCallId)) loadCall(message);
+  const event = (state.events.get(message.taskId) ?? [])
+    .find((e) => e.type === 'approval_requested' && e.data?.toolCallId === message.toolCallId);
+  const call = state.calls.get(message.toolCallId) ?? (event ? { tool: event.data.tool, arguments: event.data.arguments } : null);
+  if (!call?.tool) return;
+  const key = `${call.tool}\n${call.arguments}`;
+  const content = node.querySelector('.markdown, .approval-call');
+  if (content.dataset.key === key) return;
+  const shown = approvalCall(task?.agent, call);
+  shown.dataset.key = key;
+  content.replaceWith(shown);
+}
+
+async function loadOptions(message) {
+  state.options.set(message.id, null);
+  try {
+    const options = pendingOptions(await api.task(message.taskId));
+    if (state.options.has(message.id)) state.options.set(message.id, options);
+  } catch {
+    if (state.options.has(message.id)) state.options.set(message.id, []); // the person can still type it
+  }
+  render();
+}
+
+async function loadCall(message) {
+  state.calls.set(message.toolCallId, null);
+  try {
+    const call = (await api.task(message.taskId)).toolCalls.find((c) => c.id === message.toolCallId);
+    if (call && state.calls.has(message.toolCallId)) state.calls.set(message.toolCallId, { tool: call.name, arguments: call.arguments });
+  } catch {
+    // the run event shows it meanwhile
+  }
+  render();
 }
 
 function renderActivity() {
@@ -205,9 +264,17 @@ function waitingQuestion() {
   return null;
 }
 
+/** The latest call that awaits the person's decision, with its request message and task. */
+function waitingApproval() {
+  const message = [...state.messages].reverse().find((m) => isApproval(m) && !state.decisions.has(m.toolCallId)
+    && state.tasks.get(m.taskId)?.status === 'waiting');
+  return message ? { message, task: state.tasks.get(message.taskId) } : null;
+}
+
 function renderReplying() {
   const waiting = waitingQuestion();
-  ui.replying.hidden = !waiting;
+  const approval = waiting ? null : waitingApproval();
+  ui.replying.hidden = !waiting && !approval;
   ui.input.placeholder = waiting
     ? `Answer the ${agentName(waiting.task.agent)}…`
     : state.chatId ? 'Message the orchestrator…' : 'Start a new chat…';
@@ -215,6 +282,11 @@ function renderReplying() {
     ui.replying.replaceChildren(
       el('span.replying-label', {}, `Your next message answers the ${agentName(waiting.task.agent)}:`),
       el('span.replying-question', {}, excerpt(waiting.message?.content ?? '', 140)));
+  } else if (approval) {
+    const tool = state.calls.get(approval.message.toolCallId)?.tool;
+    ui.replying.replaceChildren(
+      el('span.replying-label', {}, `The ${agentName(approval.task.agent)} waits for your approval${tool ? ` to run ${tool}` : ''}:`),
+      el('span.replying-question', {}, 'Approve or Reject it above, or type "approve" or "reject: reason".'));
   }
 }
 
@@ -247,6 +319,8 @@ function taskCard(task) {
     task.routing ? el('p.task-routing', {}, routingLine(task.routing)) : null,
     task.error ? el('p.task-error', {}, task.error) : null,
     meta ? el('p.task-meta', {}, meta) : null,
+    (state.guided.get(task.id) ?? []).map((text) => el('p.task-guided', {}, '↳ Your guidance: ', el('q', {}, excerpt(text, 120)))),
+    task.status === 'running' ? guideBox(state.chatId, task, state.drafts, toast) : null,
     ACTIVE.has(task.status)
       ? el('div.task-actions', {}, el('button.button.small.danger-ghost', { type: 'button', onclick: () => cancelTask(task) }, 'Cancel'))
       : null,
@@ -282,16 +356,23 @@ let renderedTasks = '';
 function renderTasks() {
   const tasks = taskTree([...state.tasks.values()]);
   // Rebuilt only when something shown changed, so open details and clicks are not disturbed.
-  const key = JSON.stringify([state.chatId, state.openTask, tasks,
+  const key = JSON.stringify([state.chatId, state.openTask, tasks, [...state.guided],
     state.openTask ? [state.events.get(state.openTask)?.length, state.details.get(state.openTask)] : null]);
   if (key === renderedTasks) return;
   renderedTasks = key;
   const scroll = ui.taskList.scrollTop;
+  // A Guide box being typed in stays focused, where the cursor was.
+  const typing = document.activeElement?.matches('.guide-input') ? document.activeElement : null;
   rememberOpened(ui.taskList);
   ui.taskList.replaceChildren(...(tasks.length
     ? tasks.map(taskCard)
     : [el('p.empty', {}, 'No tasks yet. When the orchestrator hands work to an agent, it shows up here.')]));
   ui.taskList.scrollTop = scroll;
+  if (typing) {
+    const again = ui.taskList.querySelector(`.guide-input[data-task-id="${CSS.escape(typing.dataset.taskId)}"]`);
+    again?.focus();
+    again?.setSelectionRange(typing.selectionStart, typing.selectionEnd);
+  }
 }
 
 // --- state changes --------------------------------------------------------------------------
@@ -300,7 +381,7 @@ function addMessage(message) {
   if (state.messages.some((m) => m.id === message.id)) return false;
   state.messages.push(message);
   if (message.role !== 'user') state.deciding = false;
-  if (message.role !== 'user' && message.taskId && state.awaitingQuestion.has(message.taskId)) {
+  if (message.role !== 'user' && message.taskId && !isApproval(message) && state.awaitingQuestion.has(message.taskId)) {
     state.awaitingQuestion.delete(message.taskId);
     state.questions.set(message.id, message.taskId);
   }
@@ -321,7 +402,8 @@ function markOpenQuestions() {
   for (const task of state.tasks.values()) {
     if (task.status !== 'waiting') continue;
     const question = [...state.messages].reverse().find((m) => m.role !== 'user' && m.taskId === task.id);
-    if (question && !state.questions.has(question.id)) state.questions.set(question.id, task.id);
+    // A task waiting on an approval is not asking a question.
+    if (question && !isApproval(question) && !state.questions.has(question.id)) state.questions.set(question.id, task.id);
   }
 }
 
@@ -372,15 +454,36 @@ function onEvent(event) {
       doing('question', 'needs more information from you');
       // The notifier writes the question into the chat after this event: the task's first
       // assistant message from then on (already there when the chat was read from the REST API).
-      const asked = state.messages.find((m) => m.role !== 'user' && m.taskId === taskId
+      const asked = state.messages.find((m) => m.role !== 'user' && m.taskId === taskId && !isApproval(m)
         && !state.questions.has(m.id) && Date.parse(m.createdAt) >= Date.parse(event.at));
       if (asked) state.questions.set(asked.id, taskId);
       else state.awaitingQuestion.add(taskId);
       break;
     }
+    case 'approval_requested':
+      setStatus(taskId, 'waiting');
+      doing('question', `waits for your approval to run ${d.tool}`);
+      break;
     case 'approval_decided':
       showDecision(d.toolCallId, d.approved ? `Approved by ${d.by}` : `Rejected by ${d.by}: ${d.reason}`);
+      if (taskId) doing('working', d.approved ? `may run ${d.tool}: approved` : `goes on without ${d.tool}: rejected`);
+      refreshTasksSoon();
       break;
+    case 'guidance':
+      state.guided.set(taskId, [...(state.guided.get(taskId) ?? []), d.text]);
+      doing('working', d.followUp ? 'picks up your guidance as a follow-up' : 'got your guidance for its next turn');
+      if (d.followUp) setStatus(taskId, 'running');
+      break;
+    case 'plan_created':
+    case 'plan_node_started':
+    case 'plan_node_ended':
+    case 'plan_node_skipped':
+    case 'plan_end': {
+      state.deciding = false;
+      state.plans.apply(event);
+      refreshTasksSoon();
+      break;
+    }
     case 'user_answer': {
       setStatus(taskId, 'running');
       state.deciding = false;
@@ -437,10 +540,11 @@ async function loadChats() {
 }
 
 async function refreshChat(chatId) {
-  const [messages, tasks] = await Promise.all([api.messages(chatId), api.tasks(chatId)]);
+  const [messages, tasks, plans] = await Promise.all([api.messages(chatId), api.tasks(chatId), api.plans(chatId)]);
   if (state.chatId !== chatId) return;
   for (const m of messages) addMessage(m);
   for (const t of tasks) upsertTask(t);
+  state.plans.load(plans);
   // Tasks that ended while the stream was down are no longer active.
   for (const taskId of state.activity.keys()) {
     if (!ACTIVE.has(state.tasks.get(taskId)?.status)) state.activity.delete(taskId);
@@ -504,6 +608,7 @@ async function openChat(chatId) {
   if (state.chatId === chatId && chatId) return;
   state.stream?.close();
   stopPolling();
+  state.plans.close();
   state = emptyChat(chatId);
   ui.messages.querySelectorAll('.message').forEach((n) => n.remove());
   render();

@@ -7,10 +7,12 @@
 
 import { api } from './api.js';
 
+// EventSource hands over only the named events it listens to: every type of the ledger.
 export const EVENT_TYPES = [
   'message', 'handoff', 'run_start', 'step_start', 'step_end', 'tool_call_start',
   'tool_call_result', 'question', 'user_answer', 'budget_warning', 'error', 'run_end',
-  'approval_requested', 'approval_decided',
+  'delegation_start', 'delegation_end', 'approval_requested', 'approval_decided', 'guidance',
+  'plan_created', 'plan_node_started', 'plan_node_ended', 'plan_node_skipped', 'plan_end',
 ];
 
 export class ChatStream {

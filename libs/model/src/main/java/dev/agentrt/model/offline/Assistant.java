@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * One turn of the assistant, the fallback agent for requests no other agent fits: one answer, no
- * tool, saying what the system can do. Rules are listed on {@link OfflineModel}.
+ * tool, saying what the system can do; asked to choose, it asks the person which option ({@link
+ * Choice}). Rules are listed on {@link OfflineModel}.
  */
 final class Assistant {
 
@@ -22,13 +23,19 @@ final class Assistant {
         && messages.getFirst().content().startsWith(PROMPT_START);
   }
 
-  static ModelMessage turn(List<ModelMessage> messages) {
+  /**
+   * @param canAsk whether {@code ask_user} is offered
+   */
+  static ModelMessage turn(List<ModelMessage> messages, boolean canAsk) {
     String request =
         messages.reversed().stream()
             .filter(m -> m.role().equals("user") && m.content() != null)
             .map(m -> m.content().strip())
             .findFirst()
             .orElse("");
+    if (Phrases.isChoice(request)) {
+      return Choice.turn(messages, request, canAsk);
+    }
     return ModelMessage.assistant(
         "I can't do \""
             + request

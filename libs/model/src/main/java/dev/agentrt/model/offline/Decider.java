@@ -75,6 +75,10 @@ final class Decider {
           ? answer(NO_AGENTS)
           : newTask(agent, message, "The message asks to research a subject.");
     }
+    if (Phrases.isChoice(message) && lists(context, ASSISTANT)) {
+      return newTask(
+          ASSISTANT, message, "The message asks for a choice: the assistant asks you which.");
+    }
     if (lists(context, ASSISTANT)) {
       return routed(
           Json.object("action", "new_task", "agent", ASSISTANT, "instruction", message),

@@ -39,9 +39,11 @@ import java.util.List;
  *   <li>"compare …" or "Discuss X with the …" when {@code analyst} is listed: {@code
  *       {"action":"new_task","agent":"analyst","instruction":…}};
  *   <li>research verb (research, find out, find, look into, look up, lookup, compare, analyze,
- *       analyse, investigate, search, explore, study, tell me about): {@code
+ *       analyse, investigate, search, explore, study, tell me about, focus on): {@code
  *       {"action":"new_task","agent":…,"instruction":…}} for {@code researcher} if listed, else the
  *       first agent, with the message as written (an answer saying so when there is no agent);
+ *   <li>"Choose …" or "Pick …" when {@code assistant} is listed: {@code
+ *       {"action":"new_task","agent":"assistant","instruction":…}}, the assistant asks which;
  *   <li>anything else, when {@code assistant} is listed: {@code
  *       {"action":"new_task","agent":"assistant","instruction":…}} with confidence 0.3, below the
  *       default minimum, so the orchestrator's fallback path runs;
@@ -57,16 +59,18 @@ import java.util.List;
  * answer, no tool, a section per subject from the material its plan node's instruction carries,
  * each with the sources its material named. A turn whose system prompt begins "You are the
  * assistant of this agent runtime" is the assistant's ({@link Assistant}): one answer, no tool, "I
- * can't do "&lt;request&gt;" myself." and what the system can do. With {@code message_agent}
- * offered, the turn is the analyst's ({@link Analyst}): one {@code message_agent} per subject in
- * one turn, then one answer with a section per subject and every source; "Discuss X with the …"
- * sends a second message by the first reply's {@code conversation_id}. With {@code write_note}
- * offered, the turn is the scribe's ({@link Scribe}): no {@code write_note} call since the latest
- * {@code user} message → call it with {@code {title, content}}, the content the text after "Save a
- * note:" (else the whole message), the title its first six words; after it, its result decides the
- * answer: "Saved the note &lt;path&gt;.", "I did not save the note: &lt;reason&gt;." for a
- * rejection, "I could not save the note: &lt;message&gt;." for another error. Otherwise the
- * researcher's:
+ * can't do "&lt;request&gt;" myself." and what the system can do; asked to choose ("Choose a colour
+ * for the logo"), it calls {@code ask_user} with the question and options (those the request names
+ * after a colon or "between", else Teal, Amber, Violet for a colour, else Option A, B, C), then
+ * answers "You chose &lt;answer&gt;." ({@link Choice}). With {@code message_agent} offered, the
+ * turn is the analyst's ({@link Analyst}): one {@code message_agent} per subject in one turn, then
+ * one answer with a section per subject and every source; "Discuss X with the …" sends a second
+ * message by the first reply's {@code conversation_id}. With {@code write_note} offered, the turn
+ * is the scribe's ({@link Scribe}): no {@code write_note} call since the latest {@code user}
+ * message → call it with {@code {title, content}}, the content the text after "Save a note:" (else
+ * the whole message), the title its first six words; after it, its result decides the answer:
+ * "Saved the note &lt;path&gt;.", "I did not save the note: &lt;reason&gt;." for a rejection, "I
+ * could not save the note: &lt;message&gt;." for another error. Otherwise the researcher's:
  *
  * <p>The current request is the latest {@code user} message or {@code ask_user} result after the
  * last final answer (an assistant message without tool calls). Since then:
@@ -84,9 +88,10 @@ import java.util.List;
  * </ol>
  *
  * Subjects: drop a leading follow-up marker and research verb, split on "and", ",", "vs", "versus",
- * "&amp;", trim filler words (about, on, for, for me, the, a, an, please, me) and punctuation at
- * the edges, drop pronouns (it, this, that, these, those, them, something, anything, stuff). Only
- * offered tools are called; when the needed tool is not offered, the turn answers instead (with the
+ * "&amp;", trim filler words (about, on, for, for me, the, a, an, please, me, instead) and
+ * punctuation at the edges, drop pronouns (it, this, that, these, those, them, something, anything,
+ * stuff). A person's guidance is a {@code user} message too: the next turn's request. Only offered
+ * tools are called; when the needed tool is not offered, the turn answers instead (with the
  * question itself, for {@code ask_user}). Call ids are {@code call_<assistant messages so
  * far>_<index from 0>}.
  *
@@ -159,7 +164,7 @@ public final class OfflineModel implements ModelPort {
       return Writer.turn(request.messages());
     }
     if (Assistant.answers(request.messages())) {
-      return Assistant.turn(request.messages());
+      return Assistant.turn(request.messages(), offers(request, Choice.ASK_USER));
     }
     return new Researcher(request.messages(), request.tools()).turn();
   }

@@ -58,13 +58,22 @@ final class Phrases {
           "search",
           "explore",
           "study",
-          "tell me about");
+          "tell me about",
+          "focus on");
 
   private static final List<String> REPORT = List.of("write a report");
 
+  private static final List<String> CHOICE_VERBS = List.of("choose", "pick");
+
+  /** Words before the options a choice names: "Choose between Kafka and Redis". */
+  private static final List<String> OPTIONS_FOLLOW = List.of("between", "from", "among", "one of");
+
+  private static final Pattern OPTION_SEPARATORS =
+      Pattern.compile(",|\\s+or\\s+|\\s+and\\s+", Pattern.CASE_INSENSITIVE);
+
   /** Words that may surround a subject without being part of it. */
   private static final List<String> FILLERS =
-      List.of("about", "on", "for me", "for", "the", "a", "an", "please", "me");
+      List.of("about", "on", "for me", "for", "the", "a", "an", "please", "me", "instead");
 
   private static final List<String> PRONOUNS =
       List.of("it", "this", "that", "these", "those", "them", "something", "anything", "stuff");
@@ -117,6 +126,45 @@ final class Phrases {
   static List<String> reportSubjects(String request) {
     return subjects(withoutLeading(request.strip(), REPORT));
   }
+
+  /** "Choose a colour for the logo": a choice the assistant asks the person to make. */
+  static boolean isChoice(String text) {
+    return leading(text.strip(), CHOICE_VERBS).isPresent();
+  }
+
+  /**
+   * What a choice is about, and the options it names (none unless two or more): "Choose a colour
+   * for the logo" → (colour for the logo, []); "Pick a database: Kafka, MongoDB or Redis" →
+   * (database, [Kafka, MongoDB, Redis]); "Choose between Kafka and Redis" → ("", [Kafka, Redis]).
+   */
+  static Choosing choosing(String request) {
+    String rest = withoutLeading(request.strip(), CHOICE_VERBS);
+    String about = rest;
+    String named = "";
+    int colon = rest.indexOf(':');
+    Optional<String> introduced = leading(rest, OPTIONS_FOLLOW);
+    if (colon >= 0) {
+      about = rest.substring(0, colon);
+      named = rest.substring(colon + 1);
+    } else if (introduced.isPresent()) {
+      about = "";
+      named = rest.substring(introduced.get().length());
+    }
+    List<String> options = new ArrayList<>();
+    for (String part : OPTION_SEPARATORS.split(named)) {
+      String option = trimPunctuation(part);
+      if (!option.isEmpty() && !options.contains(option)) {
+        options.add(option);
+      }
+    }
+    return new Choosing(trimEdges(about), options.size() < 2 ? List.of() : List.copyOf(options));
+  }
+
+  /**
+   * @param about what is to be chosen, without article ("colour for the logo"); empty when unsaid
+   * @param options the options the request names; empty when it names fewer than two
+   */
+  record Choosing(String about, List<String> options) {}
 
   static boolean isResearchRequest(String text) {
     return leading(text.strip(), RESEARCH_VERBS).isPresent();

@@ -103,6 +103,33 @@ class AnalystTest {
     assertThat(Phrases.subjects("What else should I know about Kafka?")).containsExactly("Kafka");
   }
 
+  @Test
+  void guidanceWhileItsCallRunsIsTheRequestOfItsNextTurn() {
+    messages.add(user("Discuss it with the researcher"));
+    ModelReply first = turn();
+    messages.add(ModelMessage.assistant(null, first.toolCalls()));
+    messages.add(user("Focus on MongoDB instead")); // the person's guidance, while the call runs
+    messages.add(
+        tool(
+            "call_0_0", "{\"agent\":\"researcher\",\"conversation_id\":\"c-1\",\"result\":\"x\"}"));
+
+    ModelReply guided = turn();
+    assertThat(guided.toolCalls())
+        .containsExactly(
+            call("call_1_0", "{\"agent\":\"researcher\",\"message\":\"Research MongoDB\"}"));
+    messages.add(ModelMessage.assistant(null, guided.toolCalls()));
+    messages.add(
+        tool(
+            "call_1_0",
+            "{\"agent\":\"researcher\",\"conversation_id\":\"c-2\",\"result\":\"Documents."
+                + "\\n\\nSources: docs/mongodb.md\"}"));
+
+    assertThat(turn().content())
+        .isEqualTo(
+            "Here is what the researchers found about MongoDB.\n\n## MongoDB\n\nDocuments."
+                + "\n\nSources: docs/mongodb.md");
+  }
+
   private ModelReply turn() {
     return model.complete(new ModelRequest(Purpose.AGENT_TURN, messages, TOOLS, null));
   }

@@ -22,6 +22,9 @@ class DecisionTest {
       "\"agents\":[{\"name\":\"coder\",\"description\":\"Writes code.\"},"
           + "{\"name\":\"researcher\",\"description\":\"Researches documents.\"}]";
   private static final String NO_TASKS = "{" + AGENTS + ",\"tasks\":[]}";
+  private static final String WITH_ASSISTANT =
+      "{\"agents\":[{\"name\":\"assistant\",\"description\":\"x\"},"
+          + "{\"name\":\"researcher\",\"description\":\"y\"}],\"tasks\":[]}";
   private static final String TWO_TASKS =
       "{"
           + AGENTS
@@ -183,18 +186,27 @@ class DecisionTest {
   }
 
   @Test
-  void anythingElseGoesToTheAssistantWithLowConfidenceWhenItIsListed() {
-    String withAssistant =
-        "{\"agents\":[{\"name\":\"assistant\",\"description\":\"x\"},"
-            + "{\"name\":\"researcher\",\"description\":\"y\"}],\"tasks\":[]}";
+  void aChoiceGoesToTheAssistantWhenItIsListed() {
+    assertThat(decide(WITH_ASSISTANT, "Choose a colour for the logo"))
+        .isEqualTo(
+            "{\"action\":\"new_task\",\"agent\":\"assistant\","
+                + "\"instruction\":\"Choose a colour for the logo\",\"confidence\":0.9,"
+                + "\"reason\":\"The message asks for a choice: the assistant asks you which.\"}");
+    assertThat(decide(WITH_ASSISTANT, "pick one")).contains("\"confidence\":0.9");
+    assertThat(decide(NO_TASKS, "Choose a colour for the logo"))
+        .as("no assistant: not understood")
+        .contains("\"action\":\"answer\"");
+  }
 
-    assertThat(decide(withAssistant, "The weather is nice"))
+  @Test
+  void anythingElseGoesToTheAssistantWithLowConfidenceWhenItIsListed() {
+    assertThat(decide(WITH_ASSISTANT, "The weather is nice"))
         .isEqualTo(
             "{\"action\":\"new_task\",\"agent\":\"assistant\","
                 + "\"instruction\":\"The weather is nice\",\"confidence\":0.3,"
                 + "\"reason\":\"No rule recognised the message; the assistant says what the"
                 + " system can do.\"}");
-    assertThat(decide(withAssistant, "Research Kafka"))
+    assertThat(decide(WITH_ASSISTANT, "Research Kafka"))
         .as("a recognised message still goes where its rule says")
         .contains("\"agent\":\"researcher\"");
   }

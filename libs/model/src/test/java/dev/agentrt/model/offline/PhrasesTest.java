@@ -23,6 +23,9 @@ class PhrasesTest {
         .containsExactly("Outbox pattern");
     assertThat(Phrases.subjects("tell me about Kafka for me")).containsExactly("Kafka");
     assertThat(Phrases.subjects("Search for Kafka")).containsExactly("Kafka");
+    assertThat(Phrases.subjects("Focus on MongoDB instead"))
+        .as("guidance steering a run to another subject")
+        .containsExactly("MongoDB");
     assertThat(Phrases.subjects("Kafka")).containsExactly("Kafka");
   }
 
