@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Projections;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,6 +23,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.awaitility.core.ConditionTimeoutException;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -282,10 +284,14 @@ class ApprovalIT {
 
   /** The finalizer's answer: the chat's last assistant message linked to the task. */
   private static String finalAnswer(String chatId) {
-    await()
-        .atMost(RUN_TIMEOUT)
-        .pollInterval(Duration.ofMillis(200))
-        .until(() -> List.of("success", "failed").contains(task(chatId).getString("status")));
+    try {
+      await()
+          .atMost(RUN_TIMEOUT)
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> List.of("success", "failed").contains(task(chatId).getString("status")));
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError("the run did not end; what is stored: " + runState(chatId), e);
+    }
     return await()
         .atMost(RUN_TIMEOUT)
         .pollInterval(Duration.ofMillis(200))
@@ -330,6 +336,26 @@ class ApprovalIT {
 
   private static Document task(String chatId) {
     return stack.db().getCollection("tasks").find(Filters.eq("chatId", chatId)).first();
+  }
+
+  /**
+   * The chat's task, sub-agents and tool calls as stored, with its ledger: what a failure shows.
+   */
+  private static String runState(String chatId) {
+    Map<String, Object> state = new java.util.LinkedHashMap<>();
+    state.put("task", task(chatId));
+    for (String collection : List.of("sub_agents", "sub_agent_tool_calls")) {
+      state.put(
+          collection,
+          stack
+              .db()
+              .getCollection(collection)
+              .find(Filters.eq("chatId", chatId))
+              .projection(Projections.exclude("outbox", "input", "arguments"))
+              .into(new ArrayList<>()));
+    }
+    state.put("ledger", ledgerTypes(chatId));
+    return state.toString();
   }
 
   private static Document toolCall(String id) {

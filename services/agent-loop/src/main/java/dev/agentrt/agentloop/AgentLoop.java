@@ -24,6 +24,7 @@ import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +70,13 @@ class AgentLoop {
 
   /** How long a stopping service waits for its turns to stop before it lets go of their holds. */
   static final Duration STOP_GRACE = Duration.ofSeconds(5);
+
+  /**
+   * The statuses a turn's own outcome moves its sub-agent to before it moves the task ({@link
+   * OutcomeRecorder#apply}): a turn whose worker died between the two is finished from them too.
+   */
+  private static final List<SubAgentStatus> SETTLED_BY_A_TURN =
+      List.of(SubAgentStatus.completed, SubAgentStatus.waiting_for_user);
 
   private final MongoTemplate mongo;
   private final SubAgentConversations conversations;
@@ -121,7 +129,8 @@ class AgentLoop {
   }
 
   private void wake(SubAgent subAgent) {
-    if (subAgent.status() != SubAgentStatus.active) {
+    boolean active = subAgent.status() == SubAgentStatus.active;
+    if (!active && (subAgent.turn() == null || !SETTLED_BY_A_TURN.contains(subAgent.status()))) {
       return;
     }
     ConversationState conversation = new ConversationState(conversations.messages(subAgent.id()));
@@ -129,6 +138,9 @@ class AgentLoop {
     Optional<SubAgentMessage> abandoned = abandonedAnswer(subAgent, conversation);
     if (abandoned.isPresent()) {
       finishAbandonedTurn(subAgent, agent, conversation, abandoned.get());
+      return;
+    }
+    if (!active) {
       return;
     }
     if (conversation.lastAnswer().isPresent()) {
@@ -224,9 +236,15 @@ class AgentLoop {
     }
   }
 
-  /** Sub-agents whose turn's lease expired: their worker died mid-turn, or let go of it. */
+  /**
+   * Sub-agents whose turn's lease expired: their worker died mid-turn, or let go of it. Besides the
+   * active ones, those its outcome had moved ({@link #SETTLED_BY_A_TURN}): the worker may have died
+   * before it moved their task.
+   */
   List<String> expiredTurns() {
-    return activeWhere(turns.expired());
+    List<SubAgentStatus> statuses = new ArrayList<>(SETTLED_BY_A_TURN);
+    statuses.add(SubAgentStatus.active);
+    return ids(Query.query(Criteria.where("status").in(statuses).andOperator(turns.expired())));
   }
 
   /**
@@ -266,10 +284,13 @@ class AgentLoop {
 
   /** The ids of up to {@link #SWEEP_BATCH} active sub-agents that also match {@code which}. */
   private List<String> activeWhere(Criteria which) {
-    Query active =
-        Query.query(Criteria.where("status").is(SubAgentStatus.active).andOperator(which));
-    active.limit(SWEEP_BATCH);
-    return mongo.find(active, SubAgent.class).stream().map(SubAgent::id).toList();
+    return ids(Query.query(Criteria.where("status").is(SubAgentStatus.active).andOperator(which)));
+  }
+
+  private List<String> ids(Query subAgents) {
+    return mongo.find(subAgents.limit(SWEEP_BATCH), SubAgent.class).stream()
+        .map(SubAgent::id)
+        .toList();
   }
 
   /** The limits of the sub-agent's run, with its caller's deadline for a child task's. */
@@ -557,9 +578,10 @@ class AgentLoop {
 
   /**
    * Finishes the turn of a worker that stored its answer and did not end the turn: it may not have
-   * recorded the answer's tool calls, and until they are, no tool message can come. The expired
-   * turn is taken first, so of two instances sweeping at once one finishes it; it is not renewed,
-   * as the writes left take far less than a lease.
+   * recorded the answer's tool calls, and until they are, no tool message can come; or it moved the
+   * sub-agent (completed, waiting for the person) and not yet its task, which nothing else would
+   * ever move. The expired turn is taken first, so of two instances sweeping at once one finishes
+   * it; it is not renewed, as the writes left take far less than a lease.
    */
   private void finishAbandonedTurn(
       SubAgent subAgent,
@@ -568,10 +590,7 @@ class AgentLoop {
       SubAgentMessage answer) {
     String id = subAgent.id();
     Criteria sameTurn =
-        Criteria.where("status")
-            .is(SubAgentStatus.active)
-            .and("turn.seq")
-            .is(subAgent.turn().seq());
+        Criteria.where("status").is(subAgent.status()).and("turn.seq").is(subAgent.turn().seq());
     if (!turns.take(id, sameTurn, new Update())) {
       return; // another instance finishes it
     }

@@ -689,6 +689,38 @@ class AgentLoopTest {
   }
 
   @Test
+  void aFinalAnswerWhoseWorkerDiedBeforeItMovedTheTaskCompletesTheTaskWhenItsTurnIsTakenBack() {
+    answerOfAWorkerThatDied("Kafka is a distributed log.");
+    moveSubAgentTo(SubAgentStatus.completed); // the worker's last write before it died
+    expireTheTurnsLease();
+    assertThat(task().status()).isEqualTo(TaskStatus.running);
+
+    assertThat(loop.expiredTurns()).contains(subAgent.id());
+    loop.wake(subAgent.id()); // what the sweeper does with it
+
+    assertThat(task().status()).isEqualTo(TaskStatus.success);
+    assertThat(task().result()).isEqualTo("Kafka is a distributed log.");
+    await().until(() -> task().outbox().isEmpty()); // TaskCompleted published
+    assertThat(subAgent().turn()).as("the turn is over").isNull();
+    assertThat(loop.expiredTurns()).doesNotContain(subAgent.id());
+    assertThat(model.requests()).as("the stored answer is not asked for again").isEmpty();
+  }
+
+  @Test
+  void aQuestionWhoseWorkerDiedBeforeItMovedTheTaskPutsTheTaskInWaitingWhenItsTurnIsTakenBack() {
+    answerOfAWorkerThatDied(
+        new RequestedToolCall("call_q", "ask_user", "{\"question\":\"Which cluster?\"}"));
+    moveSubAgentTo(SubAgentStatus.waiting_for_user);
+    expireTheTurnsLease();
+
+    loop.wake(subAgent.id()); // what the sweeper does with it
+
+    assertThat(task().status()).isEqualTo(TaskStatus.waiting);
+    assertThat(subAgent().status()).isEqualTo(SubAgentStatus.waiting_for_user);
+    assertThat(subAgent().turn()).as("the turn is over").isNull();
+  }
+
+  @Test
   void aFollowUpAfterAnAnswerWhoseWorkerDiedDoesNotKeepItsCallsFromBeingRecorded() {
     answerOfAWorkerThatDied(new RequestedToolCall("call_1", "search_docs", "{\"query\":\"x\"}"));
     append(SubAgentMessage.USER, "Also Redis", null);
@@ -1052,6 +1084,13 @@ class AgentLoopTest {
   }
 
   /** Time passes: the lease of the sub-agent's turn runs out while a worker still holds it. */
+  private void moveSubAgentTo(SubAgentStatus status) {
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update().set("status", status),
+        SubAgent.class);
+  }
+
   private void expireTheTurnsLease() {
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(subAgent.id())),
@@ -1066,6 +1105,11 @@ class AgentLoopTest {
    * events published by the relay since, to a tool-runner that found no call to claim.
    */
   private void answerOfAWorkerThatDied(RequestedToolCall... calls) {
+    answerOfAWorkerThatDied((String) null, calls);
+  }
+
+  /** {@link #answerOfAWorkerThatDied(RequestedToolCall...)}, the answer with this text. */
+  private void answerOfAWorkerThatDied(String content, RequestedToolCall... calls) {
     long answered = lastMessage().seq();
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(subAgent.id())),
@@ -1080,7 +1124,7 @@ class AgentLoopTest {
         new NewMessage(
             OutcomeRecorder.answerId(subAgent.id(), answered),
             SubAgentMessage.ASSISTANT,
-            null,
+            content,
             List.of(calls),
             null,
             null,
