@@ -56,9 +56,8 @@ public class StoreIndexes implements InitializingBean {
         .createIndex(
             new Index().on("status", Sort.Direction.ASC).on("updatedAt", Sort.Direction.ASC));
     // The sweepers: runs past their deadline, turns and tool calls whose lease expired, tool calls
-    // nobody claimed, the person's messages awaiting a decision, tasks whose event was lost. Each
-    // finds the few documents in
-    // that state among all ever stored.
+    // nobody claimed, failures not finished, the person's messages awaiting a decision, tasks whose
+    // event was lost. Each finds the few documents in that state among all ever stored.
     mongo
         .indexOps(Collections.CHAT_MESSAGES)
         .createIndex(new Index().on(ChatMessage.AWAITING_DECISION, Sort.Direction.ASC).sparse());
@@ -72,6 +71,10 @@ public class StoreIndexes implements InitializingBean {
     mongo
         .indexOps(Collections.SUB_AGENTS)
         .createIndex(new Index().on(SubAgent.UNLOOKED_SINCE, Sort.Direction.ASC).sparse());
+    mongo
+        .indexOps(Collections.SUB_AGENTS)
+        .createIndex(
+            new Index().on(SubAgent.UNFINISHED_FAILURE + ".at", Sort.Direction.ASC).sparse());
     mongo
         .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
         .createIndex(

@@ -41,6 +41,14 @@ public record SubAgent(
    */
   public static final String UNLOOKED_SINCE = "unlookedSince";
 
+  /**
+   * The failure of a failed sub-agent's run ({@code {messageId, reason, error, at}}), set with its
+   * status and removed once its task is failed too: the agent loop's sweep finishes a failure whose
+   * worker died between the two. Only queries and that sweep read it: it is not read into this
+   * record.
+   */
+  public static final String UNFINISHED_FAILURE = "unfinishedFailure";
+
   @PersistenceCreator
   public SubAgent {}
 

@@ -277,6 +277,19 @@ class AgentLoop {
         SubAgent.class);
   }
 
+  /**
+   * Failed sub-agents whose failure was recorded a lease's time ago and not finished: the worker
+   * died before it failed their task ({@link OutcomeRecorder#recordFailure}).
+   */
+  List<String> unfinishedFailures() {
+    return recorder.unfinishedFailures(clock.instant().minus(turns.duration()), SWEEP_BATCH);
+  }
+
+  /** Fails the task of a sub-agent whose failure was recorded, as its worker would have. */
+  void finishFailure(String subAgentId) {
+    recorder.finishFailure(subAgentId);
+  }
+
   /** Active sub-agents whose run's deadline has passed. */
   List<String> overdueRuns() {
     return activeWhere(Criteria.where("deadline").lt(clock.instant()));

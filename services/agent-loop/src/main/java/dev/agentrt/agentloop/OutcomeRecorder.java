@@ -39,9 +39,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Predicate;
+import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.convert.MongoConverter;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.data.mongodb.core.query.Update;
@@ -451,47 +453,109 @@ class OutcomeRecorder {
    * and its task become {@code failed}, and {@code TaskFailed} tells the finalizer.
    */
   void fail(SubAgent subAgent, long atSeq, String reason, String error) {
-    Instant now = clock.instant();
-    String messageId = Ids.derived(subAgent.id(), "failure-" + atSeq);
+    finishFailure(subAgent, recordFailure(subAgent, atSeq, reason, error));
+  }
+
+  /**
+   * The failure's first writes: its message, then the sub-agent {@code failed} carrying the failure
+   * ({@link SubAgent#UNFINISHED_FAILURE}) until {@link #finishFailure(SubAgent, Failure)} has moved
+   * the task too. A worker that dies between the two leaves the failure to the sweep ({@link
+   * #unfinishedFailures}).
+   */
+  Failure recordFailure(SubAgent subAgent, long atSeq, String reason, String error) {
+    Failure failure =
+        new Failure(Ids.derived(subAgent.id(), "failure-" + atSeq), reason, error, clock.instant());
     conversations.append(
         subAgent,
         new NewMessage(
-            messageId,
+            failure.messageId(),
             SubAgentMessage.SYSTEM,
             "The run failed (" + reason + "): " + error,
             List.of(),
             null,
             List.of()),
-        now);
-    move(subAgent, SubAgentStatus.active, SubAgentStatus.failed);
-    PendingToolCalls.fail(mongo, ledger, subAgent.id(), reason, now);
+        failure.at());
+    mongo.updateFirst(
+        Query.query(
+            Criteria.where("_id").is(subAgent.id()).and("status").is(SubAgentStatus.active)),
+        new Update()
+            .set("status", SubAgentStatus.failed)
+            .set("updatedAt", failure.at())
+            .set(SubAgent.UNFINISHED_FAILURE, failure),
+        SubAgent.class);
+    return failure;
+  }
+
+  /**
+   * The failure's last writes, safe to repeat: the calls that will not run now fail, the task
+   * becomes {@code failed} with its {@code TaskFailed} and the run's end in the ledger; then the
+   * sub-agent no longer carries the failure.
+   */
+  void finishFailure(SubAgent subAgent, Failure failure) {
+    PendingToolCalls.fail(mongo, ledger, subAgent.id(), failure.reason(), failure.at());
     moveTask(
         subAgent,
         TaskStatus.running,
         TaskStatus.failed,
-        new Update().set("error", error).set(Task.FAILURE_REASON, reason),
+        new Update().set("error", failure.error()).set(Task.FAILURE_REASON, failure.reason()),
         List.of(
             new TaskFailed(
-                TaskEventIds.failed(messageId),
-                now,
+                TaskEventIds.failed(failure.messageId()),
+                failure.at(),
                 subAgent.taskId(),
                 subAgent.chatId(),
                 subAgent.id(),
-                reason,
-                error)),
+                failure.reason(),
+                failure.error())),
         () -> {
           ledger.append(
               subAgent,
-              "error/" + messageId,
+              "error/" + failure.messageId(),
               RunEvent.ERROR,
-              RunLedger.data("reason", reason, "message", error));
+              RunLedger.data("reason", failure.reason(), "message", failure.error()));
           ledger.append(
               subAgent,
-              "run_end/" + messageId,
+              "run_end/" + failure.messageId(),
               RunEvent.RUN_END,
-              RunLedger.data("status", "failed", "reason", reason, "result", null));
+              RunLedger.data("status", "failed", "reason", failure.reason(), "result", null));
         });
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new Update().unset(SubAgent.UNFINISHED_FAILURE),
+        SubAgent.class);
   }
+
+  /**
+   * Up to {@code limit} failed sub-agents whose failure was recorded before {@code before} and not
+   * finished: their worker died between {@link #recordFailure} and {@link #finishFailure}.
+   */
+  List<String> unfinishedFailures(Instant before, int limit) {
+    return mongo
+        .find(
+            Query.query(Criteria.where(SubAgent.UNFINISHED_FAILURE + ".at").lt(before))
+                .limit(limit),
+            Document.class,
+            Collections.SUB_AGENTS)
+        .stream()
+        .map(d -> d.getString("_id"))
+        .toList();
+  }
+
+  /** Finishes the sub-agent's recorded failure, if it carries one still. */
+  void finishFailure(String subAgentId) {
+    Document stored = mongo.findById(subAgentId, Document.class, Collections.SUB_AGENTS);
+    if (stored != null && stored.get(SubAgent.UNFINISHED_FAILURE) instanceof Document failure) {
+      MongoConverter converter = mongo.getConverter();
+      finishFailure(converter.read(SubAgent.class, stored), converter.read(Failure.class, failure));
+    }
+  }
+
+  /**
+   * A run's failure as recorded on its sub-agent until its task has it too.
+   *
+   * @param messageId the failure's message in the conversation, from which its events' ids derive
+   */
+  record Failure(String messageId, String reason, String error, Instant at) {}
 
   /**
    * The calls to record, those of gated tools marked so: an {@code ask_user} call stands alone, the

@@ -452,6 +452,32 @@ class AgentLoopTest {
     assertThat(subAgent().status()).isEqualTo(SubAgentStatus.failed);
     assertThat(lastMessage().role()).isEqualTo("system");
     assertThat(lastMessage().content()).contains("model_error");
+    assertThat(storedSubAgent()).as("finished").doesNotContainKey(SubAgent.UNFINISHED_FAILURE);
+  }
+
+  @Test
+  void aFailureWhoseWorkerDiedBeforeItFailedTheTaskIsFinishedByTheSweep() {
+    recorder().recordFailure(subAgent(), lastMessage().seq(), "model_error", "the model is down");
+    assertThat(subAgent().status()).isEqualTo(SubAgentStatus.failed);
+    assertThat(task().status()).isEqualTo(TaskStatus.running);
+    assertThat(loop.unfinishedFailures())
+        .as("within a lease its worker may still finish it")
+        .doesNotContain(subAgent.id());
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set(SubAgent.UNFINISHED_FAILURE + ".at", Instant.now().minus(Duration.ofHours(1))),
+        SubAgent.class);
+
+    assertThat(loop.unfinishedFailures()).contains(subAgent.id());
+    loop.finishFailure(subAgent.id()); // what the sweeper does with it
+
+    assertThat(task().status()).isEqualTo(TaskStatus.failed);
+    assertThat(task().error()).isEqualTo("the model is down");
+    assertThat(task().failureReason()).isEqualTo("model_error");
+    await().until(() -> task().outbox().isEmpty()); // TaskFailed published
+    assertThat(storedSubAgent()).doesNotContainKey(SubAgent.UNFINISHED_FAILURE);
+    assertThat(loop.unfinishedFailures()).doesNotContain(subAgent.id());
   }
 
   @Test
@@ -894,16 +920,7 @@ class AgentLoopTest {
     loop.wake(subAgent.id());
     await().until(() -> subAgent().turn() == null);
     SubAgentMessage answer = lastAnswer();
-    OutcomeRecorder recorder =
-        new OutcomeRecorder(
-            mongo,
-            conversations,
-            outbox,
-            new EventCodec(),
-            new UsageCounter(mongo),
-            ledger,
-            new Delegations(mongo, conversations, AGENTS, outbox, new EventCodec(), ledger, LIMITS),
-            PROPERTIES);
+    OutcomeRecorder recorder = recorder();
 
     loop.wake(subAgent.id()); // a redelivered event: the answer's outcome is applied again
     recorder.apply(subAgent(), answer);
@@ -935,16 +952,7 @@ class AgentLoopTest {
     loop.wake(subAgent.id());
     await().until(() -> task().status() == TaskStatus.success);
     long messages = conversations.messages(subAgent.id()).size();
-    OutcomeRecorder recorder =
-        new OutcomeRecorder(
-            mongo,
-            conversations,
-            outbox,
-            new EventCodec(),
-            new UsageCounter(mongo),
-            ledger,
-            new Delegations(mongo, conversations, AGENTS, outbox, new EventCodec(), ledger, LIMITS),
-            PROPERTIES);
+    OutcomeRecorder recorder = recorder();
 
     Optional<OutcomeRecorder.StoredAnswer> late =
         recorder.storeAnswer(
@@ -1051,6 +1059,18 @@ class AgentLoopTest {
     assertThat(toolCalls()).isEmpty();
   }
 
+  private static OutcomeRecorder recorder() {
+    return new OutcomeRecorder(
+        mongo,
+        conversations,
+        outbox,
+        new EventCodec(),
+        new UsageCounter(mongo),
+        ledger,
+        new Delegations(mongo, conversations, AGENTS, outbox, new EventCodec(), ledger, LIMITS),
+        PROPERTIES);
+  }
+
   private AgentLoop loopWith(RunLimits limits) {
     return loopWith(limits, model, Executors.newVirtualThreadPerTaskExecutor());
   }
@@ -1065,15 +1085,7 @@ class AgentLoopTest {
         conversations,
         AGENTS,
         new ModelCaller(model, PROPERTIES, new SimpleMeterRegistry()),
-        new OutcomeRecorder(
-            mongo,
-            conversations,
-            outbox,
-            new EventCodec(),
-            new UsageCounter(mongo),
-            ledger,
-            new Delegations(mongo, conversations, AGENTS, outbox, new EventCodec(), ledger, LIMITS),
-            PROPERTIES),
+        recorder(),
         new OutputSchemaCheck(),
         limits,
         AgentLoopConfiguration.turnLeases(mongo, Duration.ofMinutes(1)),
@@ -1273,6 +1285,10 @@ class AgentLoopTest {
         .findById(subAgent.taskId(), org.bson.Document.class, Collections.TASKS)
         .get(Task.RUN_TOKENS, Number.class)
         .longValue();
+  }
+
+  private org.bson.Document storedSubAgent() {
+    return mongo.findById(subAgent.id(), org.bson.Document.class, Collections.SUB_AGENTS);
   }
 
   private SubAgent subAgent() {
