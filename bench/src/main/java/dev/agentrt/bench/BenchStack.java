@@ -12,7 +12,13 @@ import dev.agentrt.localstack.Services;
 import dev.agentrt.localstack.TopicCreator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * What the benchmark runs against, all started here: a Kafka broker and the MongoDB-protocol server
@@ -37,6 +44,13 @@ final class BenchStack implements AutoCloseable {
   final SlowEndpoint slow;
   final FakeOpenAi model;
   final MongoClient mongoClient;
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  /** This JVM among {@link #pids()}: Kafka, the in-memory MongoDB server and the bench's driver. */
+  static final String BENCH_JVM = "bench JVM (Kafka + MongoDB + driver)";
+
   final Map<String, ServiceProcess> services = new LinkedHashMap<>();
 
   private BenchStack(KafkaBroker kafka, EmbeddedMongo mongo, SlowEndpoint slow, FakeOpenAi model) {
@@ -103,8 +117,34 @@ final class BenchStack implements AutoCloseable {
   Map<String, Long> pids() {
     Map<String, Long> pids = new LinkedHashMap<>();
     services.forEach((name, process) -> pids.put(name, process.pid()));
-    pids.put("bench JVM (Kafka + MongoDB + driver)", ProcessHandle.current().pid());
+    pids.put(BENCH_JVM, ProcessHandle.current().pid());
     return pids;
+  }
+
+  /**
+   * Seconds the JIT compilers of the stack's JVMs have spent compiling so far: each service's
+   * {@code jvm.compilation.time} (its actuator's metrics) and this JVM's own. While they are at
+   * work a step costs far more CPU than once they are done.
+   */
+  double compilationSeconds() {
+    double millis = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+    for (ServiceProcess process : services.values()) {
+      URI metric =
+          URI.create(
+              "http://127.0.0.1:" + process.httpPort() + "/actuator/metrics/jvm.compilation.time");
+      try {
+        HttpResponse<String> response =
+            HTTP.send(HttpRequest.newBuilder(metric).GET().build(), BodyHandlers.ofString());
+        millis +=
+            JSON.readTree(response.body()).path("measurements").path(0).path("value").asDouble();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+    return millis / 1000;
   }
 
   List<String> deadServices() {

@@ -20,12 +20,15 @@ final class Scenarios {
   private static final Duration BATCH_TIMEOUT = Duration.ofMinutes(5);
   private static final Duration FOOTPRINT_SAMPLE = Duration.ofMillis(250);
 
-  /** Less than this share cheaper than the cheapest warm-up batch so far is no longer cheaper. */
-  private static final double IMPROVEMENT = 0.05;
+  /**
+   * The stack is warm once its JIT compilers took less than this share of its CPU time during a
+   * warm-up batch, {@link #QUIET_BATCHES} batches in a row.
+   */
+  private static final double COMPILING_AT_MOST = 0.05;
 
-  private static final int NOT_CHEAPER = 3;
+  private static final int QUIET_BATCHES = 2;
 
-  private static final int MAX_WARM_UP_BATCHES = 20;
+  private static final int MAX_WARM_UP_BATCHES = 40;
 
   private final BenchStack stack;
   private final ChatDriver driver;
@@ -49,28 +52,27 @@ final class Scenarios {
   }
 
   /**
-   * Instant model and tools until the stack is warm: batches of sub-agents until {@link
-   * #NOT_CHEAPER} batches in a row cost no less CPU per step than the cheapest one before them (by
-   * more than {@link #IMPROVEMENT}); the compilers work in bursts, so one or two such batches can
-   * still be followed by a cheaper one. In their first minutes the JVMs' JIT compilers are still at
-   * work and a step costs about twice the CPU it costs once they are done; measured before that,
-   * every scenario would measure the compilers.
+   * Instant model and tools until the stack is warm: batches of sub-agents until the JVMs' JIT
+   * compilers are done with what the steps run ({@link #COMPILING_AT_MOST}). While they are at work
+   * a step costs up to twice the CPU it costs once they are done, and they finish at different
+   * times from run to run: measured before that, every scenario would measure the compilers, and
+   * two runs of one commit would differ more than two commits do.
    */
   void warmUp() {
-    double cheapest = Double.MAX_VALUE;
-    int notCheaper = 0;
+    int quiet = 0;
     for (int i = 1; i <= MAX_WARM_UP_BATCHES; i++) {
+      double compiledBefore = stack.compilationSeconds();
       Measured warmUp = measured(() -> batch("warm-up", instant(options.warmupAgents(), 5)));
-      double cpuPerStep = warmUp.cpuMillisPerStep();
-      say.accept("  warm-up %d: %.1f ms CPU per step".formatted(i, cpuPerStep));
-      if (cpuPerStep < cheapest * (1 - IMPROVEMENT)) {
-        notCheaper = 0;
-      } else if (++notCheaper == NOT_CHEAPER) {
+      double compiling = (stack.compilationSeconds() - compiledBefore) / warmUp.cpuSecondsTotal();
+      say.accept(
+          "  warm-up %d: %.1f ms CPU per step, %.0f per cent of it compiling"
+              .formatted(i, warmUp.cpuMillisPerStep(), 100 * compiling));
+      quiet = compiling < COMPILING_AT_MOST ? quiet + 1 : 0;
+      if (quiet == QUIET_BATCHES) {
         return;
       }
-      cheapest = Math.min(cheapest, cpuPerStep);
     }
-    say.accept("  warm-up: a step still gets cheaper; measuring anyway");
+    say.accept("  warm-up: the compilers are still at work; measuring anyway");
   }
 
   /** A batch, with the CPU time every process of the stack spent while it ran. */
@@ -86,6 +88,19 @@ final class Scenarios {
 
     double cpuMillisPerStep() {
       return cpuSecondsTotal() * 1000 / steps();
+    }
+
+    /**
+     * Without the bench JVM: its in-memory MongoDB server's CPU per step grows with the documents
+     * every batch before left behind, the services' does not.
+     */
+    double servicesCpuMillisPerStep() {
+      double services =
+          cpuSeconds.entrySet().stream()
+              .filter(e -> !e.getKey().equals(BenchStack.BENCH_JVM))
+              .mapToDouble(Map.Entry::getValue)
+              .sum();
+      return services * 1000 / steps();
     }
   }
 
@@ -212,6 +227,7 @@ final class Scenarios {
     List<Double> stepsPerS = new ArrayList<>(), runsPerS = new ArrayList<>();
     List<Double> cores = new ArrayList<>(), stepP50 = new ArrayList<>();
     List<Double> cpuPerStep = new ArrayList<>(), stepsPerFreeCores = new ArrayList<>();
+    List<Double> servicesCpuPerStep = new ArrayList<>();
     for (int rep = 0; rep < options.reps(); rep++) {
       Measured measured = measured(() -> batch("throughput", instant(n, rounds)));
       Batch batch = measured.batch();
@@ -224,6 +240,7 @@ final class Scenarios {
       // CPU time is what other processes on a shared machine cannot take away: what one step
       // costs, and how many steps per second two free cores could therefore carry.
       cpuPerStep.add(measured.cpuMillisPerStep());
+      servicesCpuPerStep.add(measured.servicesCpuMillisPerStep());
       stepsPerFreeCores.add(2 * steps / cpuTotal);
       stepP50.add(Steps.of(batch).total().p50());
       Map<String, Object> detail = new LinkedHashMap<>();
@@ -239,6 +256,7 @@ final class Scenarios {
         .row("runs per second", "1/s", runsPerS)
         .row("CPU used, all processes", "cores of 2", cores)
         .row("CPU time per step, all processes", "ms", cpuPerStep)
+        .row("CPU time per step, the six services", "ms", servicesCpuPerStep)
         .row("steps per second 2 free cores could carry", "1/s", stepsPerFreeCores)
         .row("step p50 at saturation", "ms", stepP50);
     return result;
