@@ -36,6 +36,13 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class BenchStack implements AutoCloseable {
 
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  /** This JVM among {@link #pids()}: Kafka, the in-memory MongoDB server and the bench's driver. */
+  static final String BENCH_JVM = "bench JVM (Kafka + MongoDB + driver)";
+
   static final String HTTP_GET = ToolCatalog.HTTP_GET;
   private static final Duration START_TIMEOUT = Duration.ofMinutes(4);
 
@@ -44,13 +51,6 @@ final class BenchStack implements AutoCloseable {
   final SlowEndpoint slow;
   final FakeOpenAi model;
   final MongoClient mongoClient;
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private static final JsonMapper JSON = JsonMapper.builder().build();
-
-  /** This JVM among {@link #pids()}: Kafka, the in-memory MongoDB server and the bench's driver. */
-  static final String BENCH_JVM = "bench JVM (Kafka + MongoDB + driver)";
-
   final Map<String, ServiceProcess> services = new LinkedHashMap<>();
 
   private BenchStack(KafkaBroker kafka, EmbeddedMongo mongo, SlowEndpoint slow, FakeOpenAi model) {

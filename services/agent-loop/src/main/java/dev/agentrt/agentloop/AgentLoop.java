@@ -24,7 +24,6 @@ import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +76,10 @@ class AgentLoop {
    */
   private static final List<SubAgentStatus> SETTLED_BY_A_TURN =
       List.of(SubAgentStatus.completed, SubAgentStatus.waiting_for_user);
+
+  /** The statuses in which a sub-agent may hold a turn: active, or {@link #SETTLED_BY_A_TURN}. */
+  private static final List<SubAgentStatus> MAY_HOLD_A_TURN =
+      List.of(SubAgentStatus.active, SubAgentStatus.completed, SubAgentStatus.waiting_for_user);
 
   private final MongoTemplate mongo;
   private final SubAgentConversations conversations;
@@ -242,9 +245,8 @@ class AgentLoop {
    * before it moved their task.
    */
   List<String> expiredTurns() {
-    List<SubAgentStatus> statuses = new ArrayList<>(SETTLED_BY_A_TURN);
-    statuses.add(SubAgentStatus.active);
-    return ids(Query.query(Criteria.where("status").in(statuses).andOperator(turns.expired())));
+    return ids(
+        Query.query(Criteria.where("status").in(MAY_HOLD_A_TURN).andOperator(turns.expired())));
   }
 
   /**

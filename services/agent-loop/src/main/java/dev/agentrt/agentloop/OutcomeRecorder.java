@@ -475,14 +475,11 @@ class OutcomeRecorder {
             null,
             List.of()),
         failure.at());
-    mongo.updateFirst(
-        Query.query(
-            Criteria.where("_id").is(subAgent.id()).and("status").is(SubAgentStatus.active)),
-        new Update()
-            .set("status", SubAgentStatus.failed)
-            .set("updatedAt", failure.at())
-            .set(SubAgent.UNFINISHED_FAILURE, failure),
-        SubAgent.class);
+    move(
+        subAgent,
+        SubAgentStatus.active,
+        SubAgentStatus.failed,
+        new Update().set(SubAgent.UNFINISHED_FAILURE, failure));
     return failure;
   }
 
@@ -613,9 +610,14 @@ class OutcomeRecorder {
   }
 
   private void move(SubAgent subAgent, SubAgentStatus from, SubAgentStatus to) {
+    move(subAgent, from, to, new Update());
+  }
+
+  /** Moves the sub-agent if it is still {@code from}, setting {@code also} in the same write. */
+  private void move(SubAgent subAgent, SubAgentStatus from, SubAgentStatus to, Update also) {
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(subAgent.id()).and("status").is(from)),
-        new Update().set("status", to).set("updatedAt", clock.instant()),
+        also.set("status", to).set("updatedAt", clock.instant()),
         SubAgent.class);
   }
 
