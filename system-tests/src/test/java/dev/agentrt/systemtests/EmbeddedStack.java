@@ -50,7 +50,10 @@ final class EmbeddedStack {
 
   private static EmbeddedStack start() {
     try {
-      Path dataDir = Files.createTempDirectory("agentrt-system-tests");
+      // Under target/, not /tmp: the broker's data goes with the build it belongs to.
+      Path dataDir =
+          Files.createTempDirectory(
+              Files.createDirectories(Path.of("target").toAbsolutePath()), "embedded-stack");
       KafkaBroker kafka = KafkaBroker.start(dataDir.resolve("kafka"), 0);
       EmbeddedMongo mongo = EmbeddedMongo.start(null, 0);
       TopicCreator.createAll(kafka.bootstrapServers());

@@ -84,7 +84,10 @@ final class ScriptedModelStack {
   private static ScriptedModelStack start() {
     try {
       FakeOpenAiServer model = new FakeOpenAiServer();
-      Path dir = Files.createTempDirectory("agentrt-scripted-model");
+      // Under target/, not /tmp: the broker's data goes with the build it belongs to.
+      Path dir =
+          Files.createTempDirectory(
+              Files.createDirectories(Path.of("target").toAbsolutePath()), "scripted-model");
       Path repoRoot = Path.of(System.getProperty("agentrt.repo.root", ".."));
       Path files = Files.createDirectories(dir.resolve("files"));
       Map<String, String> env =
