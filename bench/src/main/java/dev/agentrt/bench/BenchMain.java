@@ -34,6 +34,16 @@ public final class BenchMain {
       System.out.print(BenchOptions.USAGE);
       return;
     }
+    if (!options.compare().isEmpty()) {
+      try {
+        Comparison.print(
+            Comparison.compare(options.compare().get(0), options.compare().get(1)), System.out);
+      } catch (IllegalArgumentException e) {
+        System.err.println("error: " + e.getMessage());
+        System.exit(2);
+      }
+      return;
+    }
     Path repoRoot = Path.of("").toAbsolutePath();
     deleteTree(WORK);
     // Kafka's and the Mongo server's logging to a file, before anything logs.

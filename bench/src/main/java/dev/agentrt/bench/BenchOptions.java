@@ -23,7 +23,8 @@ record BenchOptions(
     int toolCalls,
     long toolMs,
     List<String> serviceJvmOptions,
-    Path out) {
+    Path out,
+    List<Path> compare) {
 
   static final String USAGE =
       """
@@ -54,6 +55,9 @@ record BenchOptions(
         --service-jvm-opts "…"  more JVM options for every service, e.g. a flight recording:
                                 "-XX:StartFlightRecording=filename=bench/target/%p.jfr"
         --out DIR               where the JSON files go (default bench/target/results)
+        --compare A B           no run: two earlier runs' results side by side, each metric's
+                                median in A and B and the difference (A and B: two scenario
+                                files, or two --out directories)
         -h, --help              show this help
       """;
 
@@ -71,6 +75,7 @@ record BenchOptions(
     long toolMs = quick ? 500 : 1000;
     List<String> jvmOptions = List.of();
     Path out = Path.of("bench", "target", "results");
+    List<Path> compare = List.of();
     Iterator<String> it = args.iterator();
     while (it.hasNext()) {
       String arg = it.next();
@@ -101,6 +106,7 @@ record BenchOptions(
                     .filter(s -> !s.isEmpty())
                     .toList();
         case "--out" -> out = Path.of(value(arg, it));
+        case "--compare" -> compare = List.of(Path.of(value(arg, it)), Path.of(value(arg, it)));
         default -> throw new IllegalArgumentException("unknown option " + arg);
       }
     }
@@ -119,7 +125,8 @@ record BenchOptions(
         toolCalls,
         toolMs,
         jvmOptions,
-        out);
+        out,
+        compare);
   }
 
   private static String value(String option, Iterator<String> it) {
