@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -129,22 +130,43 @@ final class BenchStack implements AutoCloseable {
   double compilationSeconds() {
     double millis = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
     for (ServiceProcess process : services.values()) {
-      URI metric =
-          URI.create(
-              "http://127.0.0.1:" + process.httpPort() + "/actuator/metrics/jvm.compilation.time");
-      try {
-        HttpResponse<String> response =
-            HTTP.send(HttpRequest.newBuilder(metric).GET().build(), BodyHandlers.ofString());
-        millis +=
-            JSON.readTree(response.body()).path("measurements").path(0).path("value").asDouble();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
+      millis += metric(process, "jvm.compilation.time", "COUNT");
     }
     return millis / 1000;
+  }
+
+  /**
+   * The MongoDB commands each service has sent since it started: the count of its driver's {@code
+   * mongodb.driver.commands} timer (Spring Boot's command listener), NaN where a service has none.
+   */
+  Map<String, Double> mongoCommands() {
+    Map<String, Double> commands = new LinkedHashMap<>();
+    services.forEach(
+        (name, process) -> commands.put(name, metric(process, "mongodb.driver.commands", "COUNT")));
+    return commands;
+  }
+
+  /** One statistic of a service's metric, from its actuator; NaN when it has no such metric. */
+  private static double metric(ServiceProcess process, String name, String statistic) {
+    URI uri = URI.create("http://127.0.0.1:" + process.httpPort() + "/actuator/metrics/" + name);
+    try {
+      HttpResponse<String> response =
+          HTTP.send(HttpRequest.newBuilder(uri).GET().build(), BodyHandlers.ofString());
+      if (response.statusCode() != 200) {
+        return Double.NaN;
+      }
+      for (JsonNode measurement : JSON.readTree(response.body()).path("measurements")) {
+        if (measurement.path("statistic").asString().equals(statistic)) {
+          return measurement.path("value").asDouble();
+        }
+      }
+      return Double.NaN;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   List<String> deadServices() {

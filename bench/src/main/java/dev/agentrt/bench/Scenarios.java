@@ -227,9 +227,15 @@ final class Scenarios {
     List<Double> stepsPerS = new ArrayList<>(), runsPerS = new ArrayList<>();
     List<Double> cores = new ArrayList<>(), stepP50 = new ArrayList<>();
     List<Double> cpuPerStep = new ArrayList<>(), stepsPerFreeCores = new ArrayList<>();
-    List<Double> servicesCpuPerStep = new ArrayList<>();
+    List<Double> servicesCpuPerStep = new ArrayList<>(), mongoCommandsPerStep = new ArrayList<>();
+    Map<String, List<Double>> mongoCommandsPerStepByService = new LinkedHashMap<>();
     for (int rep = 0; rep < options.reps(); rep++) {
+      Map<String, Double> commandsBefore = stack.mongoCommands();
       Measured measured = measured(() -> batch("throughput", instant(n, rounds)));
+      Map<String, Double> commands = new LinkedHashMap<>();
+      stack
+          .mongoCommands()
+          .forEach((name, count) -> commands.put(name, count - commandsBefore.get(name)));
       Batch batch = measured.batch();
       double seconds = (batch.lastEndedAt() - batch.postedAt) / 1000.0;
       long steps = measured.steps();
@@ -243,8 +249,17 @@ final class Scenarios {
       servicesCpuPerStep.add(measured.servicesCpuMillisPerStep());
       stepsPerFreeCores.add(2 * steps / cpuTotal);
       stepP50.add(Steps.of(batch).total().p50());
+      // Every command in the window, the sweeps' and the heartbeats' too: what a step costs.
+      mongoCommandsPerStep.add(
+          commands.values().stream().mapToDouble(Double::doubleValue).sum() / steps);
+      commands.forEach(
+          (name, count) ->
+              mongoCommandsPerStepByService
+                  .computeIfAbsent(name, k -> new ArrayList<>())
+                  .add(count / steps));
       Map<String, Object> detail = new LinkedHashMap<>();
       detail.put("steps", steps);
+      detail.put("mongoCommandsByService", commands);
       detail.put("succeeded", batch.succeeded());
       detail.put("seconds", seconds);
       detail.put("cpuSecondsByProcess", measured.cpuSeconds());
@@ -258,7 +273,14 @@ final class Scenarios {
         .row("CPU time per step, all processes", "ms", cpuPerStep)
         .row("CPU time per step, the six services", "ms", servicesCpuPerStep)
         .row("steps per second 2 free cores could carry", "1/s", stepsPerFreeCores)
-        .row("step p50 at saturation", "ms", stepP50);
+        .row("step p50 at saturation", "ms", stepP50)
+        .row(
+            "MongoDB commands per step, six services",
+            "",
+            mongoCommandsPerStep,
+            Target.atMost(8, ""));
+    mongoCommandsPerStepByService.forEach(
+        (name, perStep) -> result.row("  MongoDB commands per step, " + name, "", perStep));
     return result;
   }
 
