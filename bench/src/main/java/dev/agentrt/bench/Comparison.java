@@ -54,16 +54,17 @@ final class Comparison {
    *     not a scenario's result, or two directories share no scenario
    */
   static List<Line> compare(Path a, Path b) {
-    Map<String, Path> as = scenarioFiles(a);
-    Map<String, Path> bs = scenarioFiles(b);
+    for (Path path : List.of(a, b)) {
+      if (!Files.exists(path)) {
+        throw new IllegalArgumentException("--compare: " + path + " does not exist");
+      }
+    }
     if (Files.isDirectory(a) != Files.isDirectory(b)) {
       throw new IllegalArgumentException(
           "--compare takes two result files or two directories, not one of each");
     }
-    if (!Files.isDirectory(a)) {
-      as = Map.of("", a);
-      bs = Map.of("", b);
-    }
+    Map<String, Path> as = Files.isDirectory(a) ? scenarioFiles(a) : Map.of("", a);
+    Map<String, Path> bs = Files.isDirectory(b) ? scenarioFiles(b) : Map.of("", b);
     List<Line> lines = new ArrayList<>();
     for (Map.Entry<String, Path> scenario : as.entrySet()) {
       Path other = bs.get(scenario.getKey());
@@ -130,20 +131,15 @@ final class Comparison {
         metric.path("repetitions").size());
   }
 
-  /** A directory's scenario files by name; empty for a file. */
-  private static Map<String, Path> scenarioFiles(Path path) {
-    if (!Files.exists(path)) {
-      throw new IllegalArgumentException("--compare: " + path + " does not exist");
-    }
+  /** A directory's scenario files by name. */
+  private static Map<String, Path> scenarioFiles(Path dir) {
     Map<String, Path> files = new LinkedHashMap<>();
-    if (Files.isDirectory(path)) {
-      try (Stream<Path> list = Files.list(path)) {
-        list.filter(p -> p.getFileName().toString().endsWith(".json"))
-            .sorted()
-            .forEach(p -> files.put(p.getFileName().toString(), p));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+    try (Stream<Path> list = Files.list(dir)) {
+      list.filter(p -> p.getFileName().toString().endsWith(".json"))
+          .sorted()
+          .forEach(p -> files.put(p.getFileName().toString(), p));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
     return files;
   }
