@@ -9,6 +9,7 @@ import dev.agentrt.platform.messaging.ListenerErrorHandling;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxProperties;
 import dev.agentrt.platform.outbox.OutboxRelay;
+import dev.agentrt.platform.outbox.OutboxTrimmer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationPredicate;
@@ -82,8 +83,13 @@ public class PlatformAutoConfiguration {
   }
 
   @Bean
-  Outbox outbox(EventPublisher publisher, MongoTemplate mongo) {
-    return new Outbox(publisher, mongo);
+  OutboxTrimmer outboxTrimmer(MongoTemplate mongo) {
+    return new OutboxTrimmer(mongo);
+  }
+
+  @Bean
+  Outbox outbox(EventPublisher publisher, MongoTemplate mongo, OutboxTrimmer trimmer) {
+    return new Outbox(publisher, mongo, trimmer);
   }
 
   @Bean

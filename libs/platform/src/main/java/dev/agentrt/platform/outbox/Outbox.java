@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -29,10 +30,21 @@ public class Outbox {
 
   private final EventPublisher publisher;
   private final MongoTemplate mongo;
+  private final @Nullable OutboxTrimmer trimmer;
 
+  /** An outbox that removes published entries itself, before {@link #publish} returns. */
   public Outbox(EventPublisher publisher, MongoTemplate mongo) {
+    this(publisher, mongo, null);
+  }
+
+  /**
+   * An outbox that leaves the removal of published entries to {@code trimmer}, off the publisher's
+   * path and batched with other documents' (null: removes them itself).
+   */
+  public Outbox(EventPublisher publisher, MongoTemplate mongo, @Nullable OutboxTrimmer trimmer) {
     this.publisher = publisher;
     this.mongo = mongo;
+    this.trimmer = trimmer;
   }
 
   /**
@@ -51,7 +63,7 @@ public class Outbox {
 
   /**
    * Sends the entries and, once the broker has acknowledged all of them, removes them from the
-   * document.
+   * document (or has the trimmer remove them).
    *
    * @throws OutboxPublishException when the broker does not acknowledge in time; the entries stay
    *     in the document
@@ -70,7 +82,12 @@ public class Outbox {
     } catch (ExecutionException | TimeoutException e) {
       throw new OutboxPublishException(collection, documentId, e);
     }
-    remove(collection, documentId, entries.stream().map(OutboxEntry::eventId).toList());
+    List<String> published = entries.stream().map(OutboxEntry::eventId).toList();
+    if (trimmer == null) {
+      remove(collection, documentId, published);
+    } else {
+      trimmer.remove(collection, documentId, published);
+    }
   }
 
   /** Removes the entries with these event ids from the document's outbox. */

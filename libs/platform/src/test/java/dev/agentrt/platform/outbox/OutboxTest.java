@@ -2,8 +2,12 @@ package dev.agentrt.platform.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.events.ChatMessageAdded;
@@ -85,6 +89,66 @@ class OutboxTest {
 
     assertThat(new IncomingEvents(CODEC).decode(consumeOne(event.key()))).isEqualTo(event);
     assertThat(outboxOf(docId)).isEmpty();
+  }
+
+  @Test
+  void withATrimmerPublishReturnsAtOnceAndTheTrimmerEmptiesTheOutbox() {
+    Event event = added(Instant.now());
+    String docId = storeWithOutbox(event);
+    try (OutboxTrimmer trimmer = new OutboxTrimmer(mongo)) {
+      new Outbox(publisher, mongo, trimmer)
+          .publish(COLLECTION, docId, List.of(OutboxEntry.of(event, CODEC)));
+
+      assertThat(new IncomingEvents(CODEC).decode(consumeOne(event.key()))).isEqualTo(event);
+    }
+    assertThat(outboxOf(docId)).as("written by the time close() returns").isEmpty();
+  }
+
+  /**
+   * What queued while the writer was busy goes out in one write: 30 documents' removals, queued
+   * before the writer starts, take one update command; each removes only the entries it names.
+   */
+  @Test
+  void removalsQueuedTogetherAreWrittenInOneCommand() {
+    List<String> updates = new java.util.concurrent.CopyOnWriteArrayList<>();
+    CommandListener counting =
+        new CommandListener() {
+          @Override
+          public void commandStarted(CommandStartedEvent event) {
+            if (event.getCommandName().equals("update")) {
+              updates.add(event.getCommandName());
+            }
+          }
+        };
+    try (MongoClient client =
+        MongoClients.create(
+            MongoClientSettings.builder()
+                .applyConnectionString(
+                    new ConnectionString(
+                        "mongodb://127.0.0.1:" + mongoServer.getLocalAddress().getPort()))
+                .addCommandListener(counting)
+                .build())) {
+      OutboxTrimmer trimmer = new OutboxTrimmer(new MongoTemplate(client, "agentrt"), false);
+      Event kept = added(Instant.now());
+      List<String> docs = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        Event published = added(Instant.now());
+        String doc = store(List.of(OutboxEntry.of(published, CODEC), OutboxEntry.of(kept, CODEC)));
+        docs.add(doc);
+        trimmer.remove(COLLECTION, doc, List.of(published.eventId()));
+      }
+
+      trimmer.start();
+      trimmer.close();
+
+      assertThat(updates).hasSize(1);
+      for (String doc : docs) {
+        assertThat(outboxOf(doc))
+            .singleElement()
+            .satisfies(
+                e -> assertThat(((Document) e).getString("eventId")).isEqualTo(kept.eventId()));
+      }
+    }
   }
 
   @Test

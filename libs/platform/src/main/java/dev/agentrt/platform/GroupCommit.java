@@ -1,0 +1,119 @@
+package dev.agentrt.platform;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Function;
+
+/**
+ * Writes the items of many callers together: a group commit. Its one writer takes everything
+ * queued, writes it with one call of {@code write}, and meanwhile the next items queue up; so at
+ * low load each item is written at once, and under load one write carries many (up to {@code
+ * maxBatch}) and the round trips per item fall as load rises. No item waits for a timer.
+ *
+ * <p>Each caller gets a future of its own item's result; a write that throws fails the futures of
+ * its batch. {@link #close} writes what was queued before it.
+ *
+ * @param <T> what callers hand in
+ * @param <R> what the write says of each item
+ */
+public final class GroupCommit<T, R> implements AutoCloseable {
+
+  private record Queued<T, R>(T item, CompletableFuture<R> result) {}
+
+  private final Function<List<T>, List<R>> write;
+  private final int maxBatch;
+  private final BlockingQueue<Queued<T, R>> queue = new LinkedBlockingQueue<>();
+  private final Queued<T, R> close = new Queued<>(null, new CompletableFuture<>());
+  private final Thread writer;
+  private volatile boolean closed;
+
+  /**
+   * @param name the writer thread's name
+   * @param write writes a batch and returns what it says of each item, in the batch's order
+   * @param start whether the writer starts now; else at {@link #start} (tests queue first)
+   */
+  public GroupCommit(String name, int maxBatch, Function<List<T>, List<R>> write, boolean start) {
+    this.write = write;
+    this.maxBatch = maxBatch;
+    // A virtual thread: it costs nothing while it waits, so an instance a test never closes
+    // leaves nothing behind that matters.
+    this.writer = Thread.ofVirtual().name(name).unstarted(this::writeAll);
+    if (start) {
+      writer.start();
+    }
+  }
+
+  public GroupCommit(String name, int maxBatch, Function<List<T>, List<R>> write) {
+    this(name, maxBatch, write, true);
+  }
+
+  /** Starts a writer created unstarted. */
+  public void start() {
+    writer.start();
+  }
+
+  /**
+   * Queues an item; the future completes once its batch is written. After {@link #close} it fails
+   * at once.
+   */
+  public CompletableFuture<R> submit(T item) {
+    if (closed) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException(writer.getName() + " closed"));
+    }
+    Queued<T, R> queued = new Queued<>(item, new CompletableFuture<>());
+    queue.add(queued);
+    return queued.result();
+  }
+
+  private void writeAll() {
+    List<Queued<T, R>> batch = new ArrayList<>();
+    boolean stop = false;
+    while (!stop) {
+      try {
+        batch.add(queue.take());
+      } catch (InterruptedException e) {
+        return;
+      }
+      queue.drainTo(batch, maxBatch - 1);
+      stop = batch.removeIf(q -> q == close);
+      write(batch);
+      batch.clear();
+    }
+    queue.drainTo(batch);
+    for (int from = 0; from < batch.size(); from += maxBatch) {
+      write(batch.subList(from, Math.min(batch.size(), from + maxBatch)));
+    }
+  }
+
+  private void write(List<Queued<T, R>> batch) {
+    if (batch.isEmpty()) {
+      return;
+    }
+    try {
+      List<R> results = write.apply(batch.stream().map(Queued::item).toList());
+      for (int i = 0; i < batch.size(); i++) {
+        batch.get(i).result().complete(results.get(i));
+      }
+    } catch (RuntimeException e) {
+      batch.forEach(q -> q.result().completeExceptionally(e));
+    }
+  }
+
+  /** Stops the writer once it has written what was queued before. */
+  @Override
+  public void close() {
+    closed = true;
+    queue.add(close);
+    if (writer.isAlive()) {
+      try {
+        writer.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

@@ -1,0 +1,110 @@
+package dev.agentrt.platform;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class GroupCommitTest {
+
+  /**
+   * While one write is in flight the next items queue, and the next write carries them all: the
+   * first write is held on a latch until ten more items are queued.
+   */
+  @Test
+  void whatQueuesDuringAWriteGoesOutInTheNextOne() throws Exception {
+    List<List<Integer>> writes = new CopyOnWriteArrayList<>();
+    CountDownLatch firstWriteStarted = new CountDownLatch(1);
+    CountDownLatch releaseFirstWrite = new CountDownLatch(1);
+    try (GroupCommit<Integer, String> commit =
+        new GroupCommit<>(
+            "test-writer",
+            100,
+            batch -> {
+              writes.add(batch);
+              firstWriteStarted.countDown();
+              await(releaseFirstWrite);
+              return batch.stream().map(i -> "wrote " + i).toList();
+            })) {
+      CompletableFuture<String> first = commit.submit(0);
+      assertThat(firstWriteStarted.await(10, TimeUnit.SECONDS)).isTrue();
+      List<CompletableFuture<String>> queued = new ArrayList<>();
+      for (int i = 1; i <= 10; i++) {
+        queued.add(commit.submit(i));
+      }
+      releaseFirstWrite.countDown();
+
+      assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("wrote 0");
+      for (int i = 1; i <= 10; i++) {
+        assertThat(queued.get(i - 1).get(10, TimeUnit.SECONDS)).isEqualTo("wrote " + i);
+      }
+      assertThat(writes).containsExactly(List.of(0), List.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10));
+    }
+  }
+
+  @Test
+  void aBatchIsNoLargerThanTheMaximum() throws Exception {
+    List<List<Integer>> writes = new CopyOnWriteArrayList<>();
+    GroupCommit<Integer, Integer> commit =
+        new GroupCommit<>(
+            "test-writer",
+            4,
+            batch -> {
+              writes.add(batch);
+              return batch;
+            },
+            false);
+    List<CompletableFuture<Integer>> results = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      results.add(commit.submit(i));
+    }
+
+    commit.start();
+    commit.close();
+
+    assertThat(writes).containsExactly(List.of(0, 1, 2, 3), List.of(4, 5, 6, 7), List.of(8, 9));
+    assertThat(results).allMatch(CompletableFuture::isDone);
+  }
+
+  @Test
+  void aWriteThatThrowsFailsItsBatchAndTheWriterGoesOn() throws Exception {
+    try (GroupCommit<Integer, Integer> commit =
+        new GroupCommit<>(
+            "test-writer",
+            100,
+            batch -> {
+              if (batch.contains(-1)) {
+                throw new IllegalStateException("no write for -1");
+              }
+              return batch;
+            })) {
+      assertThatThrownBy(() -> commit.submit(-1).get(10, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .hasMessageContaining("no write for -1");
+      assertThat(commit.submit(7).get(10, TimeUnit.SECONDS)).isEqualTo(7);
+    }
+  }
+
+  @Test
+  void afterCloseASubmissionFailsAtOnceInsteadOfWaitingForever() {
+    GroupCommit<Integer, Integer> commit = new GroupCommit<>("test-writer", 100, batch -> batch);
+    commit.close();
+
+    assertThat(commit.submit(1)).isCompletedExceptionally();
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
