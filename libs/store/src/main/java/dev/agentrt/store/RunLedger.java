@@ -1,19 +1,30 @@
 package dev.agentrt.store;
 
+import static com.mongodb.ErrorCategory.DUPLICATE_KEY;
+
+import com.mongodb.ErrorCategory;
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.InsertManyOptions;
 import com.mongodb.client.model.ReturnDocument;
+import dev.agentrt.platform.GroupCommit;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -23,10 +34,12 @@ import org.springframework.data.mongodb.core.query.Query;
  * The chat's run-event ledger: what a person can watch, each step once, numbered per chat.
  *
  * <p>An append takes the chat's next position with one {@code $inc} on the chat document and
- * inserts the event under the chat id and the step's key. Recording the same step again (a
- * redelivered event, a turn taken again after a crash) hits the key and stores nothing; the
- * position it took stays unused, so positions rise but may skip. Readers follow the ledger in
- * position order (see the orchestrator's event stream).
+ * inserts the event under the chat id and the step's key; the inserts of appends made at the same
+ * time in this process go out together, one command for many ({@link GroupCommit}), and each append
+ * returns once its own is written. Recording the same step again (a redelivered event, a turn taken
+ * again after a crash) hits the key and stores nothing; the position it took stays unused, so
+ * positions rise but may skip. Readers follow the ledger in position order (see the orchestrator's
+ * event stream).
  *
  * <p>Every {@code run_start} is stamped with the {@link ConfigVersion} of the process that records
  * it ({@code configVersion}), when it has one.
@@ -34,7 +47,7 @@ import org.springframework.data.mongodb.core.query.Query;
  * <p>The ledger observes runs; it never steers them. An append that fails is logged and dropped,
  * and the step it describes goes on.
  */
-public class RunLedger {
+public class RunLedger implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(RunLedger.class);
 
@@ -43,10 +56,20 @@ public class RunLedger {
 
   static final String SEQ_FIELD = "eventSeq";
 
+  /** The most events one insert carries. */
+  static final int INSERT_BATCH = 500;
+
+  /** How long an append waits for its insert before it gives up on the event. */
+  static final Duration INSERT_TIMEOUT = Duration.ofSeconds(10);
+
   private final MongoTemplate mongo;
   private final Clock clock;
   private final MeterRegistry meters;
   private final @Nullable ConfigVersion config;
+
+  /** The inserts of concurrent appends, written together. */
+  private final GroupCommit<RunEvent, Inserted> inserts =
+      new GroupCommit<>("ledger-inserts", INSERT_BATCH, this::insert);
 
   public RunLedger(MongoTemplate mongo) {
     this(mongo, new SimpleMeterRegistry());
@@ -144,25 +167,75 @@ public class RunLedger {
         stamped.put("configVersion", config.value());
         data = java.util.Collections.unmodifiableMap(stamped);
       }
-      mongo.insert(
-          new RunEvent(
-              chatId + "/" + key,
-              chatId,
-              seq,
-              type,
-              clock.instant(),
-              taskId,
-              subAgentId,
-              agent,
-              data));
-      if (RunEvent.RUN_END.equals(type)) {
+      Inserted inserted =
+          inserts
+              .submit(
+                  new RunEvent(
+                      chatId + "/" + key,
+                      chatId,
+                      seq,
+                      type,
+                      clock.instant(),
+                      taskId,
+                      subAgentId,
+                      agent,
+                      data))
+              .get(INSERT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      // DUPLICATE: the same step, recorded again; the ledger has it once.
+      if (inserted == Inserted.NEW && RunEvent.RUN_END.equals(type)) {
         countEnded(agent, data);
       }
-    } catch (DuplicateKeyException recordedBefore) {
-      // the same step, recorded again: the ledger has it once
-    } catch (RuntimeException e) {
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      log.warn("run event {} of chat {} not recorded: interrupted", key, chatId);
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
       log.warn("run event {} of chat {} not recorded: {}", key, chatId, e.toString());
     }
+  }
+
+  /** What the insert of an event came to. */
+  private enum Inserted {
+    NEW,
+    DUPLICATE,
+    FAILED
+  }
+
+  /**
+   * Inserts a batch of events with one unordered {@code insert} command: an event recorded before
+   * is a duplicate key and stops none of the others.
+   */
+  private List<Inserted> insert(List<RunEvent> events) {
+    List<Document> documents = new ArrayList<>(events.size());
+    for (RunEvent event : events) {
+      Document document = new Document();
+      mongo.getConverter().write(event, document);
+      documents.add(document);
+    }
+    List<Inserted> outcomes =
+        new ArrayList<>(java.util.Collections.nCopies(events.size(), Inserted.NEW));
+    try {
+      mongo
+          .getCollection(mongo.getCollectionName(RunEvent.class))
+          .insertMany(documents, new InsertManyOptions().ordered(false));
+    } catch (MongoBulkWriteException e) {
+      for (BulkWriteError error : e.getWriteErrors()) {
+        boolean duplicate = ErrorCategory.fromErrorCode(error.getCode()) == DUPLICATE_KEY;
+        outcomes.set(error.getIndex(), duplicate ? Inserted.DUPLICATE : Inserted.FAILED);
+        if (!duplicate) {
+          log.warn(
+              "run event {} not recorded: {}",
+              events.get(error.getIndex()).id(),
+              error.getMessage());
+        }
+      }
+    }
+    return outcomes;
+  }
+
+  /** Stops the writer once it has written what was queued. */
+  @Override
+  public void close() {
+    inserts.close();
   }
 
   /**

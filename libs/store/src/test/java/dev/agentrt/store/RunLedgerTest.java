@@ -143,6 +143,47 @@ class RunLedgerTest {
         .containsExactly(chat.id() + "/step/1", chat.id() + "/step/2");
   }
 
+  /**
+   * Eight writers record the same run end and a step of their own at once, so that their inserts go
+   * out together: the duplicates among them stop none of the others, and the run end counts once.
+   */
+  @Test
+  void aStepRecordedByManyAtOnceIsOneEventAndHoldsUpNoOther() throws Exception {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    RunLedger counting = new RunLedger(mongo, meters);
+    Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
+    Map<String, Object> done = RunLedger.data("status", "completed", "reason", null);
+    int writers = 8;
+    CyclicBarrier start = new CyclicBarrier(writers);
+    try (ExecutorService pool = Executors.newFixedThreadPool(writers)) {
+      List<Future<?>> all =
+          IntStream.range(0, writers)
+              .<Future<?>>mapToObj(
+                  i ->
+                      pool.submit(
+                          () -> {
+                            start.await();
+                            counting.append(
+                                chat.id(), "run_end/1", RunEvent.RUN_END, "t", "s", "r", done);
+                            counting.append(
+                                chat.id(), "own/" + i, RunEvent.STEP_START, "t", "s", "r", done);
+                            return null;
+                          }))
+              .toList();
+      for (Future<?> f : all) {
+        f.get();
+      }
+    }
+
+    assertThat(ledger.after(chat.id(), 0, 100))
+        .extracting(RunEvent::id)
+        .containsExactlyInAnyOrderElementsOf(
+            IntStream.range(-1, writers)
+                .mapToObj(i -> chat.id() + (i < 0 ? "/run_end/1" : "/own/" + i))
+                .toList());
+    assertThat(meters.get("agentrt.runs.ended").counter().count()).isEqualTo(1.0);
+  }
+
   @Test
   void concurrentAppendsGetDistinctPositions() throws Exception {
     Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
