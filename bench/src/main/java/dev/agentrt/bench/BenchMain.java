@@ -77,6 +77,7 @@ public final class BenchMain {
           "4 slow model",
           () -> scenarios.slowModel(options.scenarios().contains(6)));
       run(results, options.scenarios().contains(5), "5 parallel tools", scenarios::parallelTools);
+      run(results, options.scenarios().contains(8), "8 research run", scenarios::researchRun);
       run(
           results,
           options.scenarios().contains(7),

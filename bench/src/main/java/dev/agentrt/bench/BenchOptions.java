@@ -38,7 +38,8 @@ record BenchOptions(
       Scenarios: 1 floor, 2 step overhead, 3 throughput, 4 slow model, 5 parallel tools,
                  6 footprint (at rest, and under scenario 4 when it runs),
                  7 Restate beside us (the same tool loop on Restate; installs it with npm
-                   in bench/restate, skipped, saying why, where it cannot)
+                   in bench/restate, skipped, saying why, where it cannot),
+                 8 research run (one at a time: POST → answer in the chat)
 
       Options:
         --quick                 smaller everything (2 repetitions, 200 slow-model sub-agents, …)
@@ -64,7 +65,7 @@ record BenchOptions(
   static BenchOptions parse(List<String> args) {
     boolean quick = args.contains("--quick");
     boolean help = false;
-    Set<Integer> scenarios = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7));
+    Set<Integer> scenarios = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8));
     int reps = quick ? 2 : 3;
     int slowAgents = quick ? 200 : 1000;
     long latency = 500;
@@ -86,7 +87,7 @@ record BenchOptions(
           scenarios = new TreeSet<>();
           for (String s : value(arg, it).split(",")) {
             int n = number(arg, s.strip(), 1);
-            if (n > 7) {
+            if (n > 8) {
               throw new IllegalArgumentException("--scenarios: there is no scenario " + n);
             }
             scenarios.add(n);

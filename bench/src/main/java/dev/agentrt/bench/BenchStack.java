@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -46,6 +47,7 @@ final class BenchStack implements AutoCloseable {
 
   static final String HTTP_GET = ToolCatalog.HTTP_GET;
   private static final Duration START_TIMEOUT = Duration.ofMinutes(4);
+  private static final String MONGO_COMMANDS = "mongodb.driver.commands";
 
   final KafkaBroker kafka;
   final EmbeddedMongo mongo;
@@ -142,25 +144,67 @@ final class BenchStack implements AutoCloseable {
   Map<String, Double> mongoCommands() {
     Map<String, Double> commands = new LinkedHashMap<>();
     services.forEach(
-        (name, process) -> commands.put(name, metric(process, "mongodb.driver.commands", "COUNT")));
+        (name, process) -> commands.put(name, metric(process, MONGO_COMMANDS, "COUNT")));
     return commands;
+  }
+
+  /**
+   * The same commands by kind: for each service, the count of each command on each collection
+   * ("update runs", "find ledger", …), so that a run shows where its round trips go.
+   */
+  Map<String, Map<String, Double>> mongoCommandsByKind() {
+    Map<String, Map<String, Double>> byService = new LinkedHashMap<>();
+    services.forEach(
+        (name, process) -> {
+          Map<String, Double> kinds = new TreeMap<>();
+          for (String command : tagValues(metricJson(process, MONGO_COMMANDS), "command")) {
+            String byCommand = MONGO_COMMANDS + "?tag=command:" + command;
+            for (String collection : tagValues(metricJson(process, byCommand), "collection")) {
+              kinds.put(
+                  command + " " + collection,
+                  statistic(
+                      metricJson(process, byCommand + "&tag=collection:" + collection), "COUNT"));
+            }
+          }
+          byService.put(name, kinds);
+        });
+    return byService;
+  }
+
+  private static List<String> tagValues(JsonNode metric, String tag) {
+    List<String> values = new ArrayList<>();
+    for (JsonNode available : metric.path("availableTags")) {
+      if (available.path("tag").asString().equals(tag)) {
+        available.path("values").forEach(v -> values.add(v.asString()));
+      }
+    }
+    return values;
   }
 
   /** One statistic of a service's metric, from its actuator; NaN when it has no such metric. */
   private static double metric(ServiceProcess process, String name, String statistic) {
-    URI uri = URI.create("http://127.0.0.1:" + process.httpPort() + "/actuator/metrics/" + name);
+    return statistic(metricJson(process, name), statistic);
+  }
+
+  private static double statistic(JsonNode metric, String statistic) {
+    for (JsonNode measurement : metric.path("measurements")) {
+      if (measurement.path("statistic").asString().equals(statistic)) {
+        return measurement.path("value").asDouble();
+      }
+    }
+    return Double.NaN;
+  }
+
+  /** A metric as the service's actuator shows it; an empty object when it has no such metric. */
+  private static JsonNode metricJson(ServiceProcess process, String nameAndQuery) {
+    URI uri =
+        URI.create("http://127.0.0.1:" + process.httpPort() + "/actuator/metrics/" + nameAndQuery);
     try {
       HttpResponse<String> response =
           HTTP.send(HttpRequest.newBuilder(uri).GET().build(), BodyHandlers.ofString());
-      if (response.statusCode() != 200) {
-        return Double.NaN;
-      }
-      for (JsonNode measurement : JSON.readTree(response.body()).path("measurements")) {
-        if (measurement.path("statistic").asString().equals(statistic)) {
-          return measurement.path("value").asDouble();
-        }
-      }
-      return Double.NaN;
+      return response.statusCode() == 200
+          ? JSON.readTree(response.body())
+          : JSON.createObjectNode();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

@@ -231,7 +231,9 @@ final class Scenarios {
     Map<String, List<Double>> mongoCommandsPerStepByService = new LinkedHashMap<>();
     for (int rep = 0; rep < options.reps(); rep++) {
       Map<String, Double> commandsBefore = stack.mongoCommands();
+      Map<String, Map<String, Double>> kindsBefore = stack.mongoCommandsByKind();
       Measured measured = measured(() -> batch("throughput", instant(n, rounds)));
+      Map<String, Map<String, Double>> kinds = stack.mongoCommandsByKind();
       Map<String, Double> commands = new LinkedHashMap<>();
       stack
           .mongoCommands()
@@ -260,6 +262,7 @@ final class Scenarios {
       Map<String, Object> detail = new LinkedHashMap<>();
       detail.put("steps", steps);
       detail.put("mongoCommandsByService", commands);
+      detail.put("mongoCommandsPerStepByKind", perStepByKind(kindsBefore, kinds, steps));
       detail.put("succeeded", batch.succeeded());
       detail.put("seconds", seconds);
       detail.put("cpuSecondsByProcess", measured.cpuSeconds());
@@ -282,6 +285,27 @@ final class Scenarios {
     mongoCommandsPerStepByService.forEach(
         (name, perStep) -> result.row("  MongoDB commands per step, " + name, "", perStep));
     return result;
+  }
+
+  /** Each service's commands of each kind in the window, per step, the most frequent first. */
+  private static Map<String, Map<String, Double>> perStepByKind(
+      Map<String, Map<String, Double>> before, Map<String, Map<String, Double>> after, long steps) {
+    Map<String, Map<String, Double>> perStep = new LinkedHashMap<>();
+    after.forEach(
+        (service, kinds) -> {
+          Map<String, Double> was = before.getOrDefault(service, Map.of());
+          Map<String, Double> rates = new LinkedHashMap<>();
+          kinds.entrySet().stream()
+              .map(
+                  e ->
+                      Map.entry(
+                          e.getKey(), (e.getValue() - was.getOrDefault(e.getKey(), 0.0)) / steps))
+              .filter(e -> e.getValue() > 0)
+              .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+              .forEach(e -> rates.put(e.getKey(), Math.round(e.getValue() * 100) / 100.0));
+          perStep.put(service, rates);
+        });
+    return perStep;
   }
 
   ScenarioResult slowModel(boolean sampleFootprint) {
@@ -355,6 +379,55 @@ final class Scenarios {
         .row("ramp: messages posted → all in first turn", "s", ramp)
         .row("end to end: first message posted → last task ended", "s", endToEnd);
     return result;
+  }
+
+  /** Research runs one at a time in scenario 8, per repetition. */
+  static final int RESEARCH_RUNS = 20;
+
+  /**
+   * One research run at a time, as a person at the chat sees it: the message posted, the
+   * orchestrator's decision, a sub-agent's tool round and final answer, the finalizer's answer in
+   * the chat. What the runtime adds to an instant model and tool.
+   */
+  ScenarioResult researchRun() {
+    ScenarioResult result = new ScenarioResult("8-research-run", "8 research run");
+    result.parameters.put("runsPerRep", RESEARCH_RUNS);
+    result.parameters.put(
+        "run", "orchestrator decision, a sub-agent with 1 tool round and its answer, finalizer");
+    result.parameters.put(
+        "model", "the fake model answering at once over HTTP (the offline model's place)");
+    result.parameters.put("window", "POST of the message → the answer stored in the chat");
+    List<Double> p50 = new ArrayList<>(), p95 = new ArrayList<>();
+    List<Double> decided = new ArrayList<>(), ran = new ArrayList<>(), posted = new ArrayList<>();
+    for (int rep = 0; rep < options.reps(); rep++) {
+      List<Double> total = new ArrayList<>();
+      List<Double> toTask = new ArrayList<>(), taskRun = new ArrayList<>();
+      List<Double> toChat = new ArrayList<>();
+      for (int i = 0; i < RESEARCH_RUNS; i++) {
+        List<Script> one = instant(1, 1);
+        Batch run = Batch.run(stack, driver, one.getFirst().group(), one, BATCH_TIMEOUT);
+        requireAllSucceeded(run);
+        Batch.TaskRun task = run.tasks.getFirst();
+        total.add((double) (run.lastAnsweredAt - run.postedAt));
+        toTask.add((double) (task.createdAt() - run.postedAt));
+        taskRun.add((double) (task.endedAt() - task.createdAt()));
+        toChat.add((double) (run.lastAnsweredAt - task.endedAt()));
+      }
+      Stats stats = Stats.of(total);
+      p50.add(stats.p50());
+      p95.add(stats.p95());
+      decided.add(Stats.of(toTask).p50());
+      ran.add(Stats.of(taskRun).p50());
+      posted.add(Stats.of(toChat).p50());
+      result.details.put("rep" + (rep + 1), Map.of("postToAnswerMs", total));
+      say.accept("  %d research runs: p50 %.0f ms".formatted(RESEARCH_RUNS, stats.p50()));
+    }
+    return result
+        .row("POST → answer in the chat, p50", "ms", p50, Target.atMost(250, "ms"))
+        .row("POST → answer in the chat, p95", "ms", p95)
+        .row("  POST → task stored (decision), p50", "ms", decided)
+        .row("  task stored → task ended (sub-agent), p50", "ms", ran)
+        .row("  task ended → answer in the chat (finalizer), p50", "ms", posted);
   }
 
   ScenarioResult parallelTools() {
