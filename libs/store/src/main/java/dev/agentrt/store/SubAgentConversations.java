@@ -5,6 +5,7 @@ import dev.agentrt.platform.outbox.OutboxEntry;
 import java.time.Instant;
 import java.util.List;
 import java.util.OptionalLong;
+import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.domain.Sort;
@@ -20,6 +21,8 @@ import org.springframework.data.mongodb.core.query.Update;
  * stores it once (the second attempt only burns a sequence number, which leaves a harmless gap).
  */
 public class SubAgentConversations {
+
+  private static final String MESSAGE_COUNT = "messageCount";
 
   private final MongoTemplate mongo;
 
@@ -92,11 +95,11 @@ public class SubAgentConversations {
 
   /** {@link #appendIfAbsent(SubAgent, NewMessage, Instant)} knowing only the sub-agent's ids. */
   public Appended appendIfAbsent(SubAgentIds subAgent, NewMessage message, Instant now) {
-    SubAgent counted = takeSeq(Criteria.where("_id").is(subAgent.subAgentId()), now);
-    if (counted == null) {
+    OptionalLong seq = takeSeq(Criteria.where("_id").is(subAgent.subAgentId()), now);
+    if (seq.isEmpty()) {
       throw new IllegalStateException("no sub-agent " + subAgent.subAgentId());
     }
-    return insertAt(subAgent, counted.messageCount(), message, now);
+    return insertAt(subAgent, seq.getAsLong(), message, now);
   }
 
   /**
@@ -108,9 +111,8 @@ public class SubAgentConversations {
    * @return the {@code seq} for {@link #insertAt}; empty when the sub-agent is not active
    */
   public OptionalLong takeSeqWhileActive(String subAgentId, Instant now) {
-    SubAgent counted =
-        takeSeq(Criteria.where("_id").is(subAgentId).and("status").is(SubAgentStatus.active), now);
-    return counted == null ? OptionalLong.empty() : OptionalLong.of(counted.messageCount());
+    return takeSeq(
+        Criteria.where("_id").is(subAgentId).and("status").is(SubAgentStatus.active), now);
   }
 
   /**
@@ -149,12 +151,21 @@ public class SubAgentConversations {
    * Counts one more message on the sub-agent the criteria match, and marks it as not yet looked at
    * ({@link SubAgent#UNLOOKED_SINCE}): the counted sub-agent, or null.
    */
-  private @Nullable SubAgent takeSeq(Criteria subAgent, Instant now) {
-    return mongo.findAndModify(
-        Query.query(subAgent),
-        new Update().inc("messageCount", 1).set(SubAgent.UNLOOKED_SINCE, now),
-        FindAndModifyOptions.options().returnNew(true),
-        SubAgent.class);
+  private OptionalLong takeSeq(Criteria subAgent, Instant now) {
+    Query query = Query.query(subAgent);
+    query.fields().include(MESSAGE_COUNT);
+    // By collection name, not class: mapped against SubAgent, the field it does not declare
+    // (unlookedSince) costs Spring Data thrown and caught exceptions on every message.
+    Document counted =
+        mongo.findAndModify(
+            query,
+            new Update().inc(MESSAGE_COUNT, 1).set(SubAgent.UNLOOKED_SINCE, now),
+            FindAndModifyOptions.options().returnNew(true),
+            Document.class,
+            Collections.SUB_AGENTS);
+    return counted == null
+        ? OptionalLong.empty()
+        : OptionalLong.of(((Number) counted.get(MESSAGE_COUNT)).longValue());
   }
 
   /**

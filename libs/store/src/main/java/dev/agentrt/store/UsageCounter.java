@@ -34,8 +34,12 @@ public class UsageCounter {
     if (turns <= 0) {
       return;
     }
+    // By collection name, not class: mapped against the class, each usage.models.<model> path
+    // costs Spring Data thrown and caught exceptions.
     mongo.updateFirst(
-        Query.query(Criteria.where("_id").is(id)), sums(model, tokens, turns), document);
+        Query.query(Criteria.where("_id").is(id)),
+        sums(model, tokens, turns),
+        mongo.getCollectionName(document));
   }
 
   /**

@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
@@ -173,20 +174,20 @@ class LeasesTest {
         new MongoTemplate(client, "agentrt") {
           @Override
           public UpdateResult updateFirst(
-              Query query, UpdateDefinition update, Class<?> entityClass) {
+              Query query, UpdateDefinition update, String collectionName) {
             writing.countDown();
             try {
               renewed.await();
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();
             }
-            return super.updateFirst(query, update, entityClass);
+            return super.updateFirst(query, update, collectionName);
           }
         };
     Leases leases =
         new Leases(slowTakes, Work.class, "lease", LONG, Criteria.where("status").is("active"));
     Future<Boolean> take = workers.submit(() -> leases.take(id, new Criteria(), new Update()));
-    writing.await();
+    assertThat(writing.await(10, TimeUnit.SECONDS)).as("the take's write started").isTrue();
 
     assertThat(leases.renew()).isEmpty();
     renewed.countDown();
@@ -293,9 +294,7 @@ class LeasesTest {
 
     List<String> taken = new ArrayList<>();
     while (true) {
-      var next =
-          sweeper.takeAny(
-              Criteria.where("status").is("active"), new Update(), Work.class, Work::id);
+      var next = sweeper.takeAny(Criteria.where("status").is("active"), new Update(), Work.class);
       if (next.isEmpty()) {
         break;
       }

@@ -11,6 +11,7 @@ import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelToolCall;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatLimits;
+import dev.agentrt.store.Collections;
 import dev.agentrt.store.ConfigVersion;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunEvent;
@@ -30,6 +31,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -626,13 +628,17 @@ class AgentLoop {
    * result while the outcome was applied) found the turn taken: it is looked at now.
    */
   private void endTurn(SubAgent subAgent, Query end, SubAgentMessage answer) {
-    SubAgent ended =
+    end.fields().include("messageCount");
+    // By collection name, as Leases writes: mapped against SubAgent, the lease's path costs
+    // Spring Data a thrown and caught exception.
+    Document ended =
         mongo.findAndModify(
             end,
             new Update().unset("turn"),
             FindAndModifyOptions.options().returnNew(true),
-            SubAgent.class);
-    if (ended != null && ended.messageCount() > answer.seq()) {
+            Document.class,
+            Collections.SUB_AGENTS);
+    if (ended != null && ((Number) ended.get("messageCount")).longValue() > answer.seq()) {
       wake(subAgent.id());
     }
   }

@@ -1,6 +1,7 @@
 package dev.agentrt.toolrunner.calls;
 
 import dev.agentrt.agents.ToolCatalog;
+import dev.agentrt.store.Collections;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentStatus;
@@ -72,8 +73,7 @@ class ToolCalls {
             .and("createdAt")
             .lt(clock.instant().minus(properties.unclaimedAfter())),
         running(),
-        ToolCall.class,
-        ToolCall::id);
+        ToolCall.class);
   }
 
   /** A running call whose lease expired (its worker died), now held here. */
@@ -81,8 +81,7 @@ class ToolCalls {
     return leases.takeAny(
         ours().and("status").is(ToolCallStatus.running),
         new Update().set("updatedAt", clock.instant()),
-        ToolCall.class,
-        ToolCall::id);
+        ToolCall.class);
   }
 
   /** A finished call whose tool message may be missing (its lease expired), now held here. */
@@ -90,8 +89,7 @@ class ToolCalls {
     return leases.takeAny(
         ours().and("status").in(FINISHED).andOperator(leases.expired()),
         new Update(),
-        ToolCall.class,
-        ToolCall::id);
+        ToolCall.class);
   }
 
   /**
@@ -161,7 +159,9 @@ class ToolCalls {
   void answered(String toolCallId) {
     Query held = leases.done(toolCallId);
     held.addCriteria(Criteria.where("status").in(FINISHED));
-    mongo.updateFirst(held, new Update().unset(ToolCall.LEASE), ToolCall.class);
+    // By collection name, as Leases writes: mapped against ToolCall, the lease's path costs
+    // Spring Data a thrown and caught exception.
+    mongo.updateFirst(held, new Update().unset(ToolCall.LEASE), Collections.SUB_AGENT_TOOL_CALLS);
   }
 
   static boolean finished(ToolCall call) {
