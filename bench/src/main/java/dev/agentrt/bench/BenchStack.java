@@ -85,7 +85,14 @@ final class BenchStack implements AutoCloseable {
       env.put("AGENTRT_MODEL_API_KEY", "bench");
       env.put("AGENTRT_MODEL_NAME", "bench-model");
       env.put("AGENTRT_AGENTS_FILE", agents.toString());
+      // Scenario 5's http_get calls the slow endpoint on this machine: its host, address and port.
       env.put("AGENTRT_TOOLS_HTTP_ALLOWED_HOSTS", "127.0.0.1");
+      env.put("AGENTRT_TOOLS_HTTP_ALLOWED_ADDRESSES", "127.0.0.1");
+      env.put("AGENTRT_TOOLS_HTTP_ALLOWED_PORTS", String.valueOf(slow.port()));
+      // Scenario 4 has every sub-agent's model call in flight at once; the default bound of calls
+      // in flight per model (256, agentrt.models.max-concurrent-calls) protects a provider, and
+      // would make the scenario measure the bound instead of the runtime.
+      env.put("AGENTRT_MODELS_MAXCONCURRENTCALLS", "100000");
       // Six JVMs starting at once on two shared cores can take longer than the default 10 s.
       env.put("AGENTRT_STARTUP_CHECK_TIMEOUT", "60s");
       for (String name : Services.ALL) {

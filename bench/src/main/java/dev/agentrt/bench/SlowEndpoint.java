@@ -35,8 +35,12 @@ final class SlowEndpoint implements AutoCloseable {
   }
 
   /** {@code http://127.0.0.1:<port>}. */
+  int port() {
+    return server.getAddress().getPort();
+  }
+
   String baseUrl() {
-    return "http://127.0.0.1:" + server.getAddress().getPort();
+    return "http://127.0.0.1:" + port();
   }
 
   List<Call> calls() {
