@@ -38,8 +38,10 @@ public final class GroupCommit<T, R> implements AutoCloseable {
   public GroupCommit(String name, int maxBatch, Function<List<T>, List<R>> write, boolean start) {
     this.write = write;
     this.maxBatch = maxBatch;
-    // A virtual thread: it costs nothing while it waits, so an instance a test never closes
-    // leaves nothing behind that matters.
+    // A virtual thread: handing items to it and back costs far less than to a platform thread
+    // (the bench's warm-up, same build otherwise: 21–25 ms of CPU per step with a virtual writer,
+    // 32–40 with a platform one), and it costs nothing while it waits, so an instance a test never
+    // closes leaves nothing behind that matters.
     this.writer = Thread.ofVirtual().name(name).unstarted(this::writeAll);
     if (start) {
       writer.start();

@@ -135,9 +135,10 @@ public final class Leases {
   }
 
   /**
-   * The take's write, by collection name rather than entity class, as every write here: mapped
-   * against the class, each lease field's path ({@code turn.leaseUntil}) and each field the record
-   * does not declare cost Spring Data a thrown and caught exception, about 40 a step in all.
+   * The take's write, by collection name rather than entity class, as the writes here are (but
+   * {@link #takeOrInsert}'s, once per answer): mapped against the class, a lease field's path
+   * ({@code turn.leaseUntil}) and a field the record does not declare cost Spring Data thrown and
+   * caught exceptions on every write.
    */
   private @Nullable Document takeOne(Query query, Update also) {
     return mongo.findAndModify(
