@@ -38,8 +38,8 @@ public class Outbox {
   }
 
   /**
-   * An outbox that leaves the removal of published entries to {@code trimmer}, off the publisher's
-   * path and batched with other documents' (null: removes them itself).
+   * An outbox that has {@code trimmer} remove published entries, batched with other documents'
+   * (null: removes them itself).
    */
   public Outbox(EventPublisher publisher, MongoTemplate mongo, @Nullable OutboxTrimmer trimmer) {
     this.publisher = publisher;

@@ -10,14 +10,19 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.bson.Document;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
 /**
- * Removes published entries from their documents' outboxes off the publisher's path, many documents
- * in one write ({@link GroupCommit}, one bulk update per collection).
+ * Removes published entries from their documents' outboxes, many documents in one write ({@link
+ * GroupCommit}, one bulk update per collection): the removals of publishers that finish at the same
+ * moment share a round trip.
  *
  * <p>Nothing depends on the removal but {@link OutboxRelay}: an entry whose removal is lost (the
  * write failed, the process died first) is published again once past the relay's grace, which
@@ -49,9 +54,30 @@ public final class OutboxTrimmer implements AutoCloseable {
     removals.start();
   }
 
-  /** Queues the removal of these entries from the document's outbox. */
+  /**
+   * Removes these entries from the document's outbox, in one write with the removals of other
+   * publishers queued meanwhile; returns once it is written (or failed: the relay covers it).
+   * Waiting keeps what the outbox promised before: a document's outbox, read after its entries were
+   * published, no longer holds them, so publishing it again sends only what is new.
+   */
   void remove(String collection, Object documentId, List<String> eventIds) {
-    removals.submit(new Removal(collection, documentId, List.copyOf(eventIds)));
+    try {
+      queue(collection, documentId, eventIds)
+          .get(Outbox.SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn(
+          "published outbox entries of {}/{} not removed: {}",
+          collection,
+          documentId,
+          e.toString());
+    }
+  }
+
+  /** Queues the removal; the future completes once it is written. */
+  CompletableFuture<Void> queue(String collection, Object documentId, List<String> eventIds) {
+    return removals.submit(new Removal(collection, documentId, List.copyOf(eventIds)));
   }
 
   private List<Void> write(List<Removal> batch) {
