@@ -30,6 +30,9 @@ final class IndexedH2Collection extends H2Collection {
 
   private final Map<String, FieldIndex> fieldIndexes = new LinkedHashMap<>();
 
+  /** The stored documents by position: the order a query that no index narrows reads them in. */
+  private final MVMap<Object, Document> dataMap;
+
   IndexedH2Collection(
       MongoDatabase database,
       String collectionName,
@@ -38,6 +41,7 @@ final class IndexedH2Collection extends H2Collection {
       MVMap<String, Object> metaMap,
       CursorRegistry cursorRegistry) {
     super(database, collectionName, options, dataMap, metaMap, cursorRegistry);
+    this.dataMap = dataMap;
   }
 
   /** Keeps the documents by their values at {@code path} from now on, those stored included. */
@@ -63,13 +67,26 @@ final class IndexedH2Collection extends H2Collection {
       return super.queryDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
     }
     // A copy: the index changes with every write, and the result may be read after this returns.
-    return matchDocuments(
-        query, List.copyOf(candidates), orderBy, numberToSkip, limit, batchSize, fieldSelector);
+    // In the order of the stored documents, as if every one had been read: which document a
+    // query without a sort finds first (findOne, updateOne, findAndModify) stays the same.
+    List<Object> positions = new ArrayList<>(candidates);
+    positions.sort(dataMap.getKeyType());
+    return matchDocuments(query, positions, orderBy, numberToSkip, limit, batchSize, fieldSelector);
   }
 
-  /** The fewest positions an index gives for the query, or null if none can narrow it. */
-  private @Nullable Collection<Object> candidates(Document query) {
-    Collection<Object> narrowest = null;
+  /**
+   * The fewest positions an index gives for the query, or null if none can narrow it. The clauses
+   * of a top-level {@code $and} each hold for every match, so each may narrow it too: {@code {$and:
+   * [{_id: x}, {status: "active"}, {$or: […]}]}}, as Spring Data writes a lease's claim, is
+   * narrowed to one document by its {@code _id}.
+   */
+  @Nullable Collection<Object> candidates(Document query) {
+    return narrower(null, query);
+  }
+
+  /** {@code narrowest}, or fewer positions if an index gives them for {@code query}. */
+  private @Nullable Collection<Object> narrower(
+      @Nullable Collection<Object> narrowest, Document query) {
     for (Index<Object> index : getIndexes()) {
       Collection<Object> candidates = index.isUnique() ? uniqueCandidates(index, query) : null;
       narrowest = fewer(narrowest, candidates);
@@ -79,6 +96,13 @@ final class IndexedH2Collection extends H2Collection {
       if (index != null) {
         int bound = narrowest == null ? Integer.MAX_VALUE : narrowest.size();
         narrowest = fewer(narrowest, index.candidates(condition.getValue(), bound));
+      }
+    }
+    if (query.get("$and") instanceof List<?> clauses) {
+      for (Object clause : clauses) {
+        if (clause instanceof Document conditions) {
+          narrowest = narrower(narrowest, conditions);
+        }
       }
     }
     return narrowest;

@@ -142,6 +142,57 @@ class IndexingH2BackendTest {
     assertThat(status.candidates("success", 8)).isNull();
   }
 
+  @Test
+  void narrowsByEachClauseOfAnAnd() {
+    IndexingH2Backend backend = new IndexingH2Backend(null);
+    try (Server indexed = new Server(backend)) {
+      for (int i = 0; i < 20; i++) {
+        indexed
+            .calls()
+            .insertOne(
+                new Document("_id", "c-" + i)
+                    .append("subAgentId", "agent-" + i % 4)
+                    .append("seq", i)
+                    .append("status", "pending"));
+      }
+      IndexedH2Collection calls =
+          (IndexedH2Collection) backend.resolveDatabase("agentrt").resolveCollection("calls", true);
+      de.bwaldvogel.mongo.bson.Document lease =
+          new de.bwaldvogel.mongo.bson.Document(
+              "$or",
+              List.of(
+                  new de.bwaldvogel.mongo.bson.Document("leaseUntil", null),
+                  new de.bwaldvogel.mongo.bson.Document(
+                      "leaseUntil", new de.bwaldvogel.mongo.bson.Document("$lt", new Date()))));
+
+      // a claim as Spring Data writes it: every condition in a clause of its own
+      assertThat(
+              calls.candidates(
+                  new de.bwaldvogel.mongo.bson.Document(
+                      "$and",
+                      List.of(
+                          new de.bwaldvogel.mongo.bson.Document("_id", "c-3"),
+                          new de.bwaldvogel.mongo.bson.Document("status", "pending"),
+                          lease))))
+          .containsExactly("c-3");
+      // an $and within an $and, beside a condition of its own
+      assertThat(
+              calls.candidates(
+                  new de.bwaldvogel.mongo.bson.Document("status", "pending")
+                      .append(
+                          "$and",
+                          List.of(
+                              new de.bwaldvogel.mongo.bson.Document(
+                                  "$and",
+                                  List.of(
+                                      new de.bwaldvogel.mongo.bson.Document(
+                                          "subAgentId", "agent-1")))))))
+          .containsExactlyInAnyOrder("c-1", "c-5", "c-9", "c-13", "c-17");
+      // an $or narrows nothing: either branch may match
+      assertThat(calls.candidates(lease)).isNull();
+    }
+  }
+
   /** One random write, the same on every server it is applied to; returns what the write said. */
   private static Function<MongoCollection<Document>, Object> randomWrite(Random random, int step) {
     String id = "call-" + random.nextInt(120);
@@ -212,6 +263,12 @@ class IndexingH2BackendTest {
             Filters.in("status", List.of(status, "failed")),
             Filters.and(Filters.eq("subAgentId", owner), Filters.eq("status", status)),
             Filters.and(Filters.eq("_id", "call-1-1"), Filters.eq("status", status)),
+            Filters.and(
+                Filters.eq("_id", "call-1-1"),
+                Filters.or(Filters.eq("leaseUntil", null), Filters.lt("leaseUntil", at))),
+            Filters.and(
+                Filters.and(Filters.eq("subAgentId", owner), Filters.gt("seq", 200)),
+                Filters.ne("status", status)),
             Filters.and(Filters.eq("subAgentId", owner), Filters.gt("seq", 200)),
             Filters.lt("outbox.occurredAt", at),
             Filters.and(Filters.eq("status", "running"), Filters.lt("leaseUntil", at)),
