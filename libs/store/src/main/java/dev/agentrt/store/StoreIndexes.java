@@ -40,6 +40,10 @@ public class StoreIndexes implements InitializingBean {
     mongo
         .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
         .createIndex(new Index().on("subAgentId", Sort.Direction.ASC));
+    // The call a person's chat message decided: asked of every message the orchestrator handles.
+    mongo
+        .indexOps(Collections.SUB_AGENT_TOOL_CALLS)
+        .createIndex(new Index().on(ToolCall.DECISION + ".messageId", Sort.Direction.ASC).sparse());
     // A chat's plans; the plan a node's task belongs to; running plans nothing moved lately.
     mongo
         .indexOps(Collections.PLANS)
