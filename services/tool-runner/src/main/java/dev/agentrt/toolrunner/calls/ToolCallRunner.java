@@ -32,6 +32,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -54,10 +55,12 @@ import org.springframework.stereotype.Component;
  * and the call ends {@code failed} with {@code cancelled}, without a retry.
  *
  * <p>Bounded: a call is claimed only while one of {@code agentrt.tools.max-concurrent-calls}
- * permits is free, so no claimed call waits for one; otherwise it stays {@code pending} and the
- * sweeper claims it once a permit is free again. A transient failure of an idempotent tool is tried
- * again ({@link ToolRetries}); a result is cut to {@code agentrt.tools.max-result-size} ({@link
- * ResultSizeCap}).
+ * permits is free, so no claimed call waits for one; otherwise it stays {@code pending}, and each
+ * permit given back takes up a pending call while some were turned away ({@link
+ * #takeUpTurnedAway}): a burst queues in MongoDB and runs as fast as the bound lets it, not one
+ * sweep at a time. The sweeper remains the backstop (a call turned away here, then taken by
+ * nobody). A transient failure of an idempotent tool is tried again ({@link ToolRetries}); a result
+ * is cut to {@code agentrt.tools.max-result-size} ({@link ResultSizeCap}).
  */
 @Component
 class ToolCallRunner implements DisposableBean {
@@ -84,6 +87,12 @@ class ToolCallRunner implements DisposableBean {
 
   /** Whether the tool's arguments and result go on its span ({@link GenAi#CAPTURE_CONTENT}). */
   private final boolean captureContent;
+
+  /**
+   * Claims turned away for want of a permit since a freed permit last found no pending call: while
+   * it is above zero, every permit given back takes up a pending call.
+   */
+  private final AtomicInteger turnedAway = new AtomicInteger();
 
   /** Calls held here whose task was cancelled: their worker ends them {@code cancelled}. */
   private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
@@ -148,6 +157,7 @@ class ToolCallRunner implements DisposableBean {
    */
   Optional<ToolCall> claimWithPermit(Supplier<Optional<ToolCall>> claim) {
     if (!permits.tryAcquire()) {
+      turnedAway.incrementAndGet();
       log.debug("no permit free (agentrt.tools.max-concurrent-calls): nothing claimed");
       return Optional.empty();
     }
@@ -261,12 +271,38 @@ class ToolCallRunner implements DisposableBean {
             }
             if (withPermit) {
               permits.release();
+              takeUpTurnedAway();
             }
           }
         });
     if (!handedOver.get() && withPermit) {
       permits.release(); // stopping (the hold was let go of), or the hold was lost meanwhile
     }
+  }
+
+  /**
+   * With a permit free and claims turned away meanwhile, claims a pending call and starts it. A
+   * failed claim is left to the next freed permit, or to the sweeper.
+   */
+  private void takeUpTurnedAway() {
+    if (turnedAway.get() == 0 || executor.isShutdown() || !permits.tryAcquire()) {
+      return;
+    }
+    Optional<ToolCall> next;
+    try {
+      next = calls.claimPending();
+    } catch (RuntimeException e) {
+      permits.release();
+      log.warn("could not take up a pending tool call: {}", e.toString());
+      return;
+    }
+    if (next.isEmpty()) {
+      permits.release();
+      turnedAway.set(0); // none pending: each ran here or on another runner
+      return;
+    }
+    turnedAway.updateAndGet(n -> Math.max(0, n - 1));
+    start(next.get());
   }
 
   private void runAndAnswer(ToolCall call) {
