@@ -108,7 +108,7 @@ final class Batch {
    * is an aggregation, which the embedded server answers by reading the whole collection, and this
    * process's CPU counts in every figure per step.
    */
-  private static long count(MongoCollection<Document> collection, Bson filter) {
+  static long count(MongoCollection<Document> collection, Bson filter) {
     long count = 0;
     for (Document ignored : collection.find(filter).projection(Projections.include("_id"))) {
       count++;

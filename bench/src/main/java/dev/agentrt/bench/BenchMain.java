@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -49,10 +50,20 @@ public final class BenchMain {
     // Kafka's and the Mongo server's logging to a file, before anything logs.
     System.setProperty("localstack.log.file", WORK.resolve("logs/kafka.log").toString());
     System.setProperty("logback.configurationFile", "local-stack-logback.xml");
+    List<ScenarioResult> results = new ArrayList<>();
+    // Before the benchmark's own stack, which would share the cores with it.
+    run(
+        results,
+        options.scenarios().contains(9),
+        "9 local stack",
+        () -> new LocalStackScenario(repoRoot, WORK, options.reps(), BenchMain::say).run());
+    if (options.scenarios().equals(Set.of(9))) {
+      printAndWrite(results, options.out());
+      return;
+    }
     say(
         "starting Kafka, MongoDB and the six services (production JVM flags); logs in %s",
         WORK.resolve("logs"));
-    List<ScenarioResult> results = new ArrayList<>();
     try (BenchStack stack = BenchStack.start(repoRoot, WORK, options.serviceJvmOptions())) {
       say("ready");
       Scenarios scenarios = new Scenarios(stack, options, BenchMain::say);
@@ -142,7 +153,7 @@ public final class BenchMain {
         format.formatted(args));
   }
 
-  private static void deleteTree(Path dir) {
+  static void deleteTree(Path dir) {
     if (!Files.exists(dir)) {
       return;
     }

@@ -39,7 +39,10 @@ record BenchOptions(
                  6 footprint (at rest, and under scenario 4 when it runs),
                  7 Restate beside us (the same tool loop on Restate; installs it with npm
                    in bench/restate, skipped, saying why, where it cannot),
-                 8 research run (one at a time: POST → answer in the chat)
+                 8 research run (one at a time: POST → answer in the chat),
+                 9 local stack (./run.sh as a person runs it, before the benchmark's own
+                   stack: ready after a build and later, resident memory at rest and after
+                   200 research runs)
 
       Options:
         --quick                 smaller everything (2 repetitions, 200 slow-model sub-agents, …)
@@ -65,7 +68,7 @@ record BenchOptions(
   static BenchOptions parse(List<String> args) {
     boolean quick = args.contains("--quick");
     boolean help = false;
-    Set<Integer> scenarios = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8));
+    Set<Integer> scenarios = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9));
     int reps = quick ? 2 : 3;
     int slowAgents = quick ? 200 : 1000;
     long latency = 500;
@@ -87,7 +90,7 @@ record BenchOptions(
           scenarios = new TreeSet<>();
           for (String s : value(arg, it).split(",")) {
             int n = number(arg, s.strip(), 1);
-            if (n > 8) {
+            if (n > 9) {
               throw new IllegalArgumentException("--scenarios: there is no scenario " + n);
             }
             scenarios.add(n);

@@ -1,0 +1,320 @@
+package dev.agentrt.bench;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.model.Filters;
+import dev.agentrt.bench.ScenarioResult.Target;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Scenario 9: the local stack as a person runs it, {@code ./run.sh} with its defaults (the offline
+ * model, the H2-file MongoDB server, the launcher's fast-start flags) on free ports and a data dir
+ * of its own. Run before the benchmark's own stack starts, so nothing else uses the cores: the
+ * first start after a build (the launcher's extracted jars and class-data-sharing archives removed,
+ * as a build leaves them), resident memory at rest and after {@link #RUNS} research runs, then
+ * later starts. Ready is the time {@code ./run.sh} prints ({@code ready in …}), from its JVM's
+ * start to every service healthy.
+ */
+final class LocalStackScenario {
+
+  /** Research runs between the two memory readings. */
+  static final int RUNS = 200;
+
+  /** Research runs posted at once. */
+  private static final int AT_ONCE = 20;
+
+  private static final Pattern READY = Pattern.compile("^ready in ([0-9.]+) s");
+  private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
+  private static final Duration RUNS_TIMEOUT = Duration.ofMinutes(5);
+
+  /** How long the stack idles before its memory is read "at rest". */
+  private static final Duration SETTLE = Duration.ofSeconds(10);
+
+  private static final String LAUNCHER = "local-stack/target/local-stack.jar";
+
+  private static final List<String> SERVICES =
+      List.of("orchestrator", "agent-init", "agent-loop", "tool-runner", "finalizer", "notifier");
+
+  private final Path repoRoot;
+  private final Path work;
+  private final int laterStarts;
+  private final Consumer<String> say;
+
+  LocalStackScenario(Path repoRoot, Path work, int laterStarts, Consumer<String> say) {
+    this.repoRoot = repoRoot;
+    this.work = work;
+    this.laterStarts = laterStarts;
+    this.say = say;
+  }
+
+  ScenarioResult run() {
+    ScenarioResult result = new ScenarioResult("9-local-stack", "9 local stack (./run.sh)");
+    result.parameters.put("command", "./run.sh --data-dir … --kafka-port … --mongo-port … ports");
+    result.parameters.put("runs", RUNS);
+    result.parameters.put("runsAtOnce", AT_ONCE);
+    result.parameters.put("run", "\"Research …\": the offline model's researcher, tool rounds");
+    result.parameters.put(
+        "atRest", "every service healthy, then " + SETTLE.toSeconds() + " s idle");
+    if (needsBuild()) {
+      result.skipped =
+          "./run.sh would build first (a source is newer than its jars), and the build would"
+              + " replace this benchmark's own jar: run ./mvnw -DskipTests package, then again";
+      say.accept("  skipped: " + result.skipped);
+      return result;
+    }
+    Path dataDir = work.resolve("local-stack-data");
+    removeFastStart();
+    double first;
+    double atRest;
+    double afterRuns;
+    double runsSeconds;
+    try (Launched stack = Launched.start(repoRoot, dataDir, true)) {
+      first = stack.readySeconds;
+      say.accept("  first start after a build: ready in %.1f s".formatted(first));
+      Batch.sleep(SETTLE);
+      atRest = stack.rssMiB();
+      long started = System.nanoTime();
+      stack.research(RUNS);
+      runsSeconds = (System.nanoTime() - started) / 1e9;
+      Batch.sleep(SETTLE);
+      afterRuns = stack.rssMiB();
+      say.accept(
+          "  resident: %.0f MiB at rest, %.0f MiB after %d runs (%.1f s)"
+              .formatted(atRest, afterRuns, RUNS, runsSeconds));
+    }
+    List<Double> later = new ArrayList<>();
+    for (int i = 0; i < laterStarts; i++) {
+      try (Launched stack = Launched.start(repoRoot, dataDir, false)) {
+        later.add(stack.readySeconds);
+        say.accept("  later start: ready in %.1f s".formatted(stack.readySeconds));
+      }
+    }
+    return result
+        .row(
+            "./run.sh ready, first start after a build",
+            "s",
+            List.of(first),
+            Target.atMost(20, "s"))
+        .row("./run.sh ready, later starts", "s", later, Target.atMost(10, "s"))
+        .row("resident, whole stack at rest", "MiB", List.of(atRest), Target.atMost(1536, "MiB"))
+        .row(
+            "resident, whole stack after " + RUNS + " runs",
+            "MiB",
+            List.of(afterRuns),
+            Target.atMost(2048, "MiB"))
+        .row(RUNS + " research runs, " + AT_ONCE + " at a time", "s", List.of(runsSeconds));
+  }
+
+  /** Whether {@code ./run.sh} would build before it starts (its own check, scripts/needs-build). */
+  private boolean needsBuild() {
+    List<String> command = new ArrayList<>(List.of("scripts/needs-build", LAUNCHER));
+    SERVICES.forEach(s -> command.add("services/" + s + "/target/" + s + ".jar"));
+    try {
+      Process check = new ProcessBuilder(command).directory(repoRoot.toFile()).inheritIO().start();
+      return check.waitFor() == 0;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run scripts/needs-build", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  /** As a build leaves the services: no extracted jar, no class-data-sharing archive yet. */
+  private void removeFastStart() {
+    for (String service : SERVICES) {
+      BenchMain.deleteTree(
+          repoRoot.resolve("services").resolve(service).resolve("target/fast-start"));
+    }
+  }
+
+  /** A {@code ./run.sh} started and ready; closing it stops it as Ctrl-C would. */
+  private static final class Launched implements AutoCloseable {
+
+    private final Process process;
+    private final double readySeconds;
+    private final int orchestratorPort;
+    private final int mongoPort;
+
+    private Launched(Process process, double readySeconds, int orchestratorPort, int mongoPort) {
+      this.process = process;
+      this.readySeconds = readySeconds;
+      this.orchestratorPort = orchestratorPort;
+      this.mongoPort = mongoPort;
+    }
+
+    static Launched start(Path repoRoot, Path dataDir, boolean fresh) {
+      int kafkaPort = freePort();
+      int mongoPort = freePort();
+      int servicePorts = freePortRange(SERVICES.size());
+      List<String> command = new ArrayList<>();
+      command.add(repoRoot.resolve("run.sh").toString());
+      if (fresh) {
+        command.add("--fresh");
+      }
+      command.addAll(
+          List.of(
+              "--data-dir",
+              dataDir.toString(),
+              "--kafka-port",
+              Integer.toString(kafkaPort),
+              "--mongo-port",
+              Integer.toString(mongoPort),
+              "--service-ports-from",
+              Integer.toString(servicePorts)));
+      ProcessBuilder builder = new ProcessBuilder(command).directory(repoRoot.toFile());
+      // The defaults a person gets: none of this shell's settings for the product.
+      builder
+          .environment()
+          .keySet()
+          .removeIf(
+              name ->
+                  name.startsWith("AGENTRT_")
+                      || name.equals("KAFKA_BOOTSTRAP_SERVERS")
+                      || name.equals("MONGODB_URI"));
+      builder.redirectErrorStream(true);
+      Process process;
+      try {
+        process = builder.start();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot start ./run.sh", e);
+      }
+      CompletableFuture<Double> ready = new CompletableFuture<>();
+      List<String> output = Collections.synchronizedList(new ArrayList<>());
+      Thread.ofVirtual()
+          .start(
+              () -> {
+                try (BufferedReader lines =
+                    new BufferedReader(
+                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                  String line;
+                  while ((line = lines.readLine()) != null) {
+                    output.add(line);
+                    Matcher matcher = READY.matcher(line);
+                    if (matcher.find()) {
+                      ready.complete(Double.parseDouble(matcher.group(1)));
+                    }
+                  }
+                } catch (IOException e) {
+                  // the stack stopped: the wait below says so
+                }
+                ready.completeExceptionally(
+                    new IllegalStateException("./run.sh ended before it was ready: " + output));
+              });
+      try {
+        double seconds = ready.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        return new Launched(process, seconds, servicePorts, mongoPort);
+      } catch (Exception e) {
+        stop(process);
+        throw new IllegalStateException(
+            "./run.sh was not ready within " + START_TIMEOUT.toSeconds() + " s: " + output, e);
+      }
+    }
+
+    /** The resident memory of the launcher and every process it started, summed. */
+    double rssMiB() {
+      double sum = Proc.rssMiB(process.pid());
+      for (ProcessHandle child : process.descendants().toList()) {
+        sum += Proc.rssMiB(child.pid());
+      }
+      return sum;
+    }
+
+    /**
+     * Posts {@code runs} research messages, {@link #AT_ONCE} chats at a time, each batch waited for
+     * until every chat has its task's answer.
+     */
+    void research(int runs) {
+      ChatDriver driver = new ChatDriver("http://127.0.0.1:" + orchestratorPort);
+      try (MongoClient mongo = MongoClients.create("mongodb://127.0.0.1:" + mongoPort)) {
+        long deadline = System.nanoTime() + RUNS_TIMEOUT.toNanos();
+        for (int done = 0; done < runs; done += AT_ONCE) {
+          int n = Math.min(AT_ONCE, runs - done);
+          List<String> chats = driver.createChats(n);
+          List<String> messages = new ArrayList<>();
+          for (int i = 0; i < n; i++) {
+            messages.add("Research durable execution, take " + (done + i));
+          }
+          driver.post(chats, messages);
+          while (Batch.count(
+                  mongo.getDatabase("agentrt").getCollection("chat_messages"),
+                  Filters.and(
+                      Filters.in("chatId", chats),
+                      Filters.eq("role", "assistant"),
+                      Filters.ne("taskId", null)))
+              < n) {
+            if (System.nanoTime() > deadline) {
+              throw new IllegalStateException(
+                  "%d research runs not answered within %d s"
+                      .formatted(runs, RUNS_TIMEOUT.toSeconds()));
+            }
+            Batch.sleep(Duration.ofMillis(100));
+          }
+        }
+      }
+    }
+
+    @Override
+    public void close() {
+      stop(process);
+    }
+
+    /** SIGTERM, as Ctrl-C; whatever is left after a minute is killed. */
+    private static void stop(Process process) {
+      List<ProcessHandle> started = process.descendants().toList();
+      process.destroy();
+      try {
+        if (!process.waitFor(1, TimeUnit.MINUTES)) {
+          process.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      started.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+    }
+
+    private static int freePort() {
+      try (ServerSocket socket = new ServerSocket(0)) {
+        return socket.getLocalPort();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    /** The first of {@code n} consecutive free ports. */
+    private static int freePortRange(int n) {
+      for (int first = 20_000; first < 60_000; first += 100) {
+        if (allFree(first, n)) {
+          return first;
+        }
+      }
+      throw new IllegalStateException("no " + n + " consecutive free ports");
+    }
+
+    private static boolean allFree(int first, int n) {
+      for (int port = first; port < first + n; port++) {
+        try (ServerSocket socket = new ServerSocket(port)) {
+          socket.setReuseAddress(true);
+        } catch (IOException e) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+}
