@@ -26,7 +26,9 @@ wants_help() {
 JAVA_HOME=$(scripts/find-jdk) || exit 1
 export JAVA_HOME
 JAVA="$JAVA_HOME/bin/java"
-JVM_OPTS=(-Xmx1g)
+# Kafka and MongoDB run in this JVM: a small heap that grows as they need it and shrinks after
+# (455 → 407 MiB resident at rest, benchmark scenario 9).
+JVM_OPTS=(-Xmx1g -XX:+UseSerialGC -Xms16m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30)
 if (($(java_major "$JAVA") >= 23)); then
   # Kafka's jars still use sun.misc.Unsafe; keep JDK 24+ from warning about it on the console.
   JVM_OPTS+=(--sun-misc-unsafe-memory-access=allow)
