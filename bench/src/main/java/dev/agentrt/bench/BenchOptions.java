@@ -32,8 +32,8 @@ record BenchOptions(
 
       Starts Kafka, MongoDB and the six services (production JVM flags, the OpenAI provider pointed
       at a scripted fake model in this JVM), runs the scenarios, prints a table and writes one JSON
-      file per scenario. The full run takes about 8 minutes on 2 cores, --quick about 6 (both
-      warm up until a step's CPU stops falling).
+      file per scenario. The full run took 16 minutes on 2 cores (25 November), most of it the
+      warm-up, which runs until a step's CPU stops falling.
 
       Scenarios: 1 floor, 2 step overhead, 3 throughput, 4 slow model, 5 parallel tools,
                  6 footprint (at rest, and under scenario 4 when it runs),

@@ -14,7 +14,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -87,12 +89,17 @@ final class LocalStackScenario {
       first = stack.readySeconds;
       say.accept("  first start after a build: ready in %.1f s".formatted(first));
       Batch.sleep(SETTLE);
-      atRest = stack.rssMiB();
+      Map<String, Double> rest = stack.rssMiB();
+      atRest = sum(rest);
       long started = System.nanoTime();
       stack.research(RUNS);
       runsSeconds = (System.nanoTime() - started) / 1e9;
       Batch.sleep(SETTLE);
-      afterRuns = stack.rssMiB();
+      Map<String, Double> after = stack.rssMiB();
+      afterRuns = sum(after);
+      result.details.put("rssMiBAtRest", rest);
+      result.details.put("rssMiBAfterRuns", after);
+      say.accept("  resident at rest, MiB: " + rounded(rest));
       say.accept(
           "  resident: %.0f MiB at rest, %.0f MiB after %d runs (%.1f s)"
               .formatted(atRest, afterRuns, RUNS, runsSeconds));
@@ -118,6 +125,16 @@ final class LocalStackScenario {
             List.of(afterRuns),
             Target.atMost(2048, "MiB"))
         .row(RUNS + " research runs, " + AT_ONCE + " at a time", "s", List.of(runsSeconds));
+  }
+
+  private static double sum(Map<String, Double> rss) {
+    return rss.values().stream().mapToDouble(Double::doubleValue).sum();
+  }
+
+  private static Map<String, Long> rounded(Map<String, Double> rss) {
+    Map<String, Long> rounded = new LinkedHashMap<>();
+    rss.forEach((name, mib) -> rounded.put(name, Math.round(mib)));
+    return rounded;
   }
 
   /** Whether {@code ./run.sh} would build before it starts (its own check, scripts/needs-build). */
@@ -226,13 +243,23 @@ final class LocalStackScenario {
       }
     }
 
-    /** The resident memory of the launcher and every process it started, summed. */
-    double rssMiB() {
-      double sum = Proc.rssMiB(process.pid());
+    /**
+     * The resident memory (MiB) of the launcher (Kafka and MongoDB run in it) and of each service
+     * it started, by name.
+     */
+    Map<String, Double> rssMiB() {
+      Map<String, Double> rss = new LinkedHashMap<>();
+      rss.put("launcher (Kafka + MongoDB)", Proc.rssMiB(process.pid()));
       for (ProcessHandle child : process.descendants().toList()) {
-        sum += Proc.rssMiB(child.pid());
+        String command = String.join(" ", child.info().arguments().orElse(new String[0]));
+        String name =
+            SERVICES.stream()
+                .filter(s -> command.contains("/" + s + ".jsa"))
+                .findFirst()
+                .orElse("pid " + child.pid());
+        rss.merge(name, Proc.rssMiB(child.pid()), Double::sum);
       }
-      return sum;
+      return rss;
     }
 
     /**
