@@ -98,7 +98,7 @@ final class Batch {
     return batch;
   }
 
-  /** The tasks' answers in these chats: assistant messages about a task (the finalizer's). */
+  /** How many tasks' answers these chats hold. */
   private static long answers(BenchStack stack, List<String> chats) {
     return count(stack.db().getCollection("chat_messages"), answersIn(chats));
   }
@@ -116,7 +116,8 @@ final class Batch {
     return count;
   }
 
-  private static Bson answersIn(List<String> chats) {
+  /** The tasks' answers in these chats: assistant messages about a task (the finalizer's). */
+  static Bson answersIn(List<String> chats) {
     return Filters.and(
         Filters.in("chatId", chats), Filters.eq("role", "assistant"), Filters.ne("taskId", null));
   }

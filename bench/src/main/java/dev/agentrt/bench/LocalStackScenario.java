@@ -2,7 +2,6 @@ package dev.agentrt.bench;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import com.mongodb.client.model.Filters;
 import dev.agentrt.bench.ScenarioResult.Target;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -280,10 +279,7 @@ final class LocalStackScenario {
           driver.post(chats, messages);
           while (Batch.count(
                   mongo.getDatabase("agentrt").getCollection("chat_messages"),
-                  Filters.and(
-                      Filters.in("chatId", chats),
-                      Filters.eq("role", "assistant"),
-                      Filters.ne("taskId", null)))
+                  Batch.answersIn(chats))
               < n) {
             if (System.nanoTime() > deadline) {
               throw new IllegalStateException(
