@@ -161,6 +161,11 @@ class ToolCallRunner implements DisposableBean {
       log.debug("no permit free (agentrt.tools.max-concurrent-calls): nothing claimed");
       return Optional.empty();
     }
+    return claimHoldingPermit(claim);
+  }
+
+  /** Makes the claim with a permit taken; gives the permit back unless a call was claimed. */
+  private Optional<ToolCall> claimHoldingPermit(Supplier<Optional<ToolCall>> claim) {
     Optional<ToolCall> claimed;
     try {
       claimed = claim.get();
@@ -290,14 +295,12 @@ class ToolCallRunner implements DisposableBean {
     }
     Optional<ToolCall> next;
     try {
-      next = calls.claimPending();
+      next = claimHoldingPermit(calls::claimPending);
     } catch (RuntimeException e) {
-      permits.release();
       log.warn("could not take up a pending tool call: {}", e.toString());
       return;
     }
     if (next.isEmpty()) {
-      permits.release();
       turnedAway.set(0); // none pending: each ran here or on another runner
       return;
     }
