@@ -3,6 +3,7 @@ package dev.agentrt.bench;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import dev.agentrt.bench.ScenarioResult.Target;
+import dev.agentrt.localstack.Services;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -48,8 +49,7 @@ final class LocalStackScenario {
 
   private static final String LAUNCHER = "local-stack/target/local-stack.jar";
 
-  private static final List<String> SERVICES =
-      List.of("orchestrator", "agent-init", "agent-loop", "tool-runner", "finalizer", "notifier");
+  private static final List<String> SERVICES = Services.ALL;
 
   private final Path repoRoot;
   private final Path work;
@@ -175,8 +175,8 @@ final class LocalStackScenario {
     }
 
     static Launched start(Path repoRoot, Path dataDir, boolean fresh) {
-      int kafkaPort = freePort();
-      int mongoPort = freePort();
+      int kafkaPort = BenchStack.freePort();
+      int mongoPort = BenchStack.freePort();
       int servicePorts = freePortRange(SERVICES.size());
       List<String> command = new ArrayList<>();
       command.add(repoRoot.resolve("run.sh").toString());
@@ -309,14 +309,6 @@ final class LocalStackScenario {
         Thread.currentThread().interrupt();
       }
       started.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
-    }
-
-    private static int freePort() {
-      try (ServerSocket socket = new ServerSocket(0)) {
-        return socket.getLocalPort();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
     }
 
     /** The first of {@code n} consecutive free ports. */
