@@ -2,6 +2,7 @@ package dev.agentrt.finalizer;
 
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.DelegationReplies;
+import dev.agentrt.store.Exists;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.Plan;
 import dev.agentrt.store.Plans;
@@ -91,8 +92,8 @@ class MissingAnswerSweep {
    * fallback task exists (the answer is that task's).
    */
   private boolean answered(Task task, TaskOutcome outcome) {
-    if (mongo.exists(
-        Query.query(Criteria.where("_id").is(Task.rerouteId(task.id()))), Task.class)) {
+    if (Exists.any(
+        mongo, Query.query(Criteria.where("_id").is(Task.rerouteId(task.id()))), Task.class)) {
       return true;
     }
     Optional<Plan> plan = plans.ofTask(task.id());
@@ -101,14 +102,17 @@ class MissingAnswerSweep {
           .anyMatch(n -> n.taskId().equals(task.id()) && n.status().ended());
     }
     if (task.delegation() != null) {
-      return mongo.exists(
+      return Exists.any(
+          mongo,
           Query.query(
               Criteria.where("_id")
                   .is(DelegationReplies.messageId(task.delegation().toolCallId()))),
           SubAgentMessage.class);
     }
-    return mongo.exists(
-        Query.query(Criteria.where("_id").is(FinalAnswers.idOf(outcome))), ChatMessage.class);
+    return Exists.any(
+        mongo,
+        Query.query(Criteria.where("_id").is(FinalAnswers.idOf(outcome))),
+        ChatMessage.class);
   }
 
   /**

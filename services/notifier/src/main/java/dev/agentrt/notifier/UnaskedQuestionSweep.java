@@ -4,6 +4,7 @@ import dev.agentrt.agents.AskUser;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.TaskWaiting;
 import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Exists;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.StaleTasks;
 import dev.agentrt.store.SubAgentMessage;
@@ -81,7 +82,8 @@ class UnaskedQuestionSweep {
   }
 
   private boolean asked(TaskWaiting event) {
-    return mongo.exists(
+    return Exists.any(
+        mongo,
         Query.query(Criteria.where("_id").is(Ids.derived(event.eventId(), Questions.PURPOSE))),
         ChatMessage.class);
   }

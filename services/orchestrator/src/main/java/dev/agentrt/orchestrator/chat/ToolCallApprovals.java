@@ -6,6 +6,7 @@ import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.ApprovalDecision;
 import dev.agentrt.store.Collections;
+import dev.agentrt.store.Exists;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunLedger;
@@ -246,7 +247,8 @@ public class ToolCallApprovals {
   /** The task runs again once none of its calls awaits approval. */
   private void resumeTask(ToolCall call, Instant now) {
     boolean stillAwaiting =
-        mongo.exists(
+        Exists.any(
+            mongo,
             Query.query(
                 Criteria.where("taskId")
                     .is(call.taskId())

@@ -2,6 +2,7 @@ package dev.agentrt.toolrunner.calls;
 
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.store.Collections;
+import dev.agentrt.store.Exists;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentStatus;
@@ -138,7 +139,8 @@ class ToolCalls {
 
   /** Whether the call's task was cancelled (its sub-agent says so). */
   boolean taskCancelled(ToolCall call) {
-    return mongo.exists(
+    return Exists.any(
+        mongo,
         Query.query(
             Criteria.where("_id").is(call.subAgentId()).and("status").is(SubAgentStatus.cancelled)),
         SubAgent.class);
