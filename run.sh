@@ -10,11 +10,6 @@ for service in orchestrator agent-init agent-loop tool-runner finalizer notifier
   JARS+=("services/$service/target/$service.jar")
 done
 
-# Major version of a java binary: 21 for "21.0.5".
-java_major() {
-  "$1" -version 2>&1 | sed -nE '1s/.*version "([0-9]+).*/\1/p'
-}
-
 wants_help() {
   local arg
   for arg in "$@"; do
@@ -29,7 +24,7 @@ JAVA="$JAVA_HOME/bin/java"
 # Kafka and MongoDB run in this JVM: a small heap that grows as they need it and shrinks after
 # (455 → 407 MiB resident at rest, benchmark scenario 9).
 JVM_OPTS=(-Xmx1g -XX:+UseSerialGC -Xms16m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30)
-if (($(java_major "$JAVA") >= 23)); then
+if (($(scripts/java-major "$JAVA") >= 23)); then
   # Kafka's jars still use sun.misc.Unsafe; keep JDK 24+ from warning about it on the console.
   JVM_OPTS+=(--sun-misc-unsafe-memory-access=allow)
   export MAVEN_OPTS="${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}"
