@@ -193,7 +193,7 @@ class FinalAnswers {
       if (reply.content() != null && !reply.content().isBlank()) {
         return new Answer(reply.content().strip(), tokens);
       }
-      log.error("the model wrote an empty answer {}; writing it plainly", brief.answerId());
+      log.warn("the model wrote an empty answer {}; writing it plainly", brief.answerId());
     } catch (ModelException e) {
       log.error(
           "the model could not write the answer {}; writing it plainly: {}",
