@@ -3,6 +3,7 @@ package dev.agentrt.orchestrator.decision;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
+import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.Updates;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
@@ -22,6 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.BasicQuery;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.data.mongodb.core.query.Update;
@@ -39,6 +41,10 @@ import org.springframework.data.mongodb.core.query.Update;
  * {@link #sweep} offers the chats with messages awaiting a decision: those of an orchestrator that
  * died (its hold expired) and those whose event was lost. Deciding a message twice (a hold lost to
  * a long pause) does no harm: an outcome is written once, under an id derived from the message.
+ *
+ * <p>A message is marked tried ({@code decisionTried}) in the write that takes it up, before any of
+ * its outcomes can be written; only a message tried before has its stored outcome looked for, so
+ * the first try of a message costs no reads for outcomes that cannot exist.
  */
 class ChatDecisions implements LeasedWork, AutoCloseable {
 
@@ -48,6 +54,8 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
   static final int MAX_ATTEMPTS = 5;
 
   private static final String FAILED_ATTEMPTS = "failedDecisions";
+
+  private static final String TRIED = "decisionTried";
 
   private final MongoTemplate mongo;
   private final Orchestrator orchestrator;
@@ -107,12 +115,12 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
 
   private void decideAwaiting(String chatId) {
     try {
-      ChatMessage next;
-      while ((next = oldestAwaiting(chatId)) != null) {
+      Taken next;
+      while ((next = takeOldestAwaiting(chatId)) != null) {
         publish.accept(decide(next));
         mongo.updateFirst(
-            Query.query(Criteria.where("_id").is(next.id())),
-            new Update().unset(ChatMessage.AWAITING_DECISION).unset(FAILED_ATTEMPTS),
+            Query.query(Criteria.where("_id").is(next.message().id())),
+            new Update().unset(ChatMessage.AWAITING_DECISION).unset(FAILED_ATTEMPTS).unset(TRIED),
             ChatMessage.class);
       }
       mongo.updateFirst(holds.done(chatId), new Update().unset("deciding"), Chat.class);
@@ -135,9 +143,10 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
    * message no decision can be made for does not stop its chat for good. A failure that stops the
    * counting too (the database unreachable) is retried for as long as it lasts.
    */
-  private Publication decide(ChatMessage message) {
+  private Publication decide(Taken taken) {
+    ChatMessage message = taken.message();
     try {
-      return orchestrator.handle(message);
+      return orchestrator.handle(message, taken.triedBefore());
     } catch (RuntimeException e) {
       if (Thread.currentThread().isInterrupted() || failedAttempts(message) < MAX_ATTEMPTS) {
         throw e;
@@ -164,12 +173,38 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
     return counted == null ? MAX_ATTEMPTS : counted.getInteger(FAILED_ATTEMPTS, MAX_ATTEMPTS);
   }
 
+  /** A message taken up to be decided, and whether it had been taken up before. */
+  private record Taken(ChatMessage message, boolean triedBefore) {}
+
+  /**
+   * The chat's oldest message awaiting a decision, marked tried in the same write, which returns
+   * the message as it was; by the driver, as the mark is no field of the message (like {@link
+   * #failedAttempts}'s count).
+   */
+  private @Nullable Taken takeOldestAwaiting(String chatId) {
+    Document before =
+        mongo
+            .getCollection(Collections.CHAT_MESSAGES)
+            .findOneAndUpdate(
+                awaiting(chatId),
+                Updates.set(TRIED, true),
+                new FindOneAndUpdateOptions()
+                    .sort(Sorts.ascending("createdAt", "_id"))
+                    .returnDocument(ReturnDocument.BEFORE));
+    return before == null
+        ? null
+        : new Taken(
+            mongo.getConverter().read(ChatMessage.class, before), before.containsKey(TRIED));
+  }
+
   private @Nullable ChatMessage oldestAwaiting(String chatId) {
     return mongo.findOne(
-        Query.query(Criteria.where("chatId").is(chatId).and(ChatMessage.AWAITING_DECISION).is(true))
-            .with(Sort.by("createdAt", "_id"))
-            .limit(1),
+        new BasicQuery(awaiting(chatId)).with(Sort.by("createdAt", "_id")).limit(1),
         ChatMessage.class);
+  }
+
+  private static Document awaiting(String chatId) {
+    return new Document("chatId", chatId).append(ChatMessage.AWAITING_DECISION, true);
   }
 
   /**

@@ -121,8 +121,15 @@ class Orchestrator {
     this.lowConfidence = new LowConfidence(routing, agents);
   }
 
-  Publication handle(ChatMessage message) {
-    return storedOutcome(message)
+  /**
+   * Carries out the message: what an earlier try stored for it, else the answer to a question that
+   * waits, else the decision on a call that awaits approval, else the model's decision. Only a
+   * message tried before can have a stored outcome ({@code triedBefore}: its decider died, or lost
+   * its hold, after writing it); the first try does not look for one.
+   */
+  Publication handle(ChatMessage message, boolean triedBefore) {
+    Optional<Publication> stored = triedBefore ? storedOutcome(message) : Optional.empty();
+    return stored
         .or(() -> routeToWaitingSubAgent(message))
         .or(() -> decideWaitingApproval(message))
         .orElseGet(

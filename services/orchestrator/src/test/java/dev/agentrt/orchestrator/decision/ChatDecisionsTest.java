@@ -31,6 +31,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -250,31 +251,14 @@ class ChatDecisionsTest {
     decisions.close();
     decisions =
         decisions(
-            new Orchestrator(
-                mongo,
-                new SubAgentConversations(mongo),
-                AgentCatalog.fromClasspath("agents.yml"),
-                new Decider(this::decide, PROPERTIES),
-                new EventCodec(),
-                PROPERTIES,
-                new UsageCounter(mongo),
-                new RunLedger(mongo),
-                new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
-                Approvals.withoutBroker(mongo),
-                new ChatPlans(
-                    Stored.plans(mongo),
-                    AgentCatalog.fromClasspath("agents.yml"),
-                    new PlanProperties(12)),
-                new RoutingProperties(0.7)) {
-              @Override
-              Publication handle(ChatMessage message) {
-                if (message.id().equals(broken.id())) {
-                  attempts.incrementAndGet();
-                  throw new IllegalStateException("this message cannot be decided");
-                }
-                return super.handle(message);
-              }
-            });
+            orchestrator(
+                (message, triedBefore, decision) -> {
+                  if (message.id().equals(broken.id())) {
+                    attempts.incrementAndGet();
+                    throw new IllegalStateException("this message cannot be decided");
+                  }
+                  return decision.get();
+                }));
 
     await()
         .atMost(Duration.ofSeconds(20))
@@ -295,6 +279,43 @@ class ChatDecisionsTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> awaitingDecision().isEmpty());
   }
 
+  @Test
+  void aMessageWhoseDeciderFailedAfterWritingItsOutcomeIsNotDecidedAgain()
+      throws InterruptedException {
+    stored.chat("chat", null);
+    ChatMessage hello = stored.userMessage("chat", "Hello");
+    AtomicInteger tries = new AtomicInteger();
+    List<Boolean> triedBefore = new CopyOnWriteArrayList<>();
+    decisions.close();
+    decisions =
+        decisions(
+            orchestrator(
+                (message, tried, decision) -> {
+                  triedBefore.add(tried);
+                  Publication written = decision.get();
+                  if (tries.incrementAndGet() == 1) {
+                    throw new IllegalStateException("the decider dies after writing the outcome");
+                  }
+                  return written;
+                }));
+
+    decisions.offer("chat");
+    await().atMost(Duration.ofSeconds(10)).until(() -> triedBefore.size() == 1);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              decisions.sweep();
+              return awaitingDecision().isEmpty();
+            });
+
+    assertThat(triedBefore).containsExactly(false, true);
+    assertThat(decided).as("the model decided the message once").containsExactly("Hello");
+    assertThat(published)
+        .extracting(Publication::documentId)
+        .containsExactly(Ids.derived(hello.id(), MessageOutcomes.ANSWER));
+  }
+
   // --- fixtures -----------------------------------------------------------------------------
 
   private ChatDecisions decisions() {
@@ -302,6 +323,15 @@ class ChatDecisionsTest {
   }
 
   private Orchestrator orchestrator() {
+    return orchestrator((message, triedBefore, decision) -> decision.get());
+  }
+
+  /** What a test does around each decision; {@code decision} makes it as the orchestrator does. */
+  private interface AroundDecision {
+    Publication handle(ChatMessage message, boolean triedBefore, Supplier<Publication> decision);
+  }
+
+  private Orchestrator orchestrator(AroundDecision around) {
     return new Orchestrator(
         mongo,
         new SubAgentConversations(mongo),
@@ -315,7 +345,12 @@ class ChatDecisionsTest {
         Approvals.withoutBroker(mongo),
         new ChatPlans(
             Stored.plans(mongo), AgentCatalog.fromClasspath("agents.yml"), new PlanProperties(12)),
-        new RoutingProperties(0.7));
+        new RoutingProperties(0.7)) {
+      @Override
+      Publication handle(ChatMessage message, boolean triedBefore) {
+        return around.handle(message, triedBefore, () -> super.handle(message, triedBefore));
+      }
+    };
   }
 
   private ChatDecisions decisions(Orchestrator orchestrator) {

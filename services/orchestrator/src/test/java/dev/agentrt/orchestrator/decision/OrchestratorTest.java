@@ -116,7 +116,7 @@ class OrchestratorTest {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
     model.replies("{\"action\":\"answer\",\"answer\":\"Hello! What shall I research?\"}");
 
-    Publication written = orchestrator.handle(hello);
+    Publication written = orchestrator.handle(hello, false);
 
     ChatMessage answer = onlyAssistantMessage();
     assertThat(answer.id()).isEqualTo(Ids.derived(hello.id(), "answer"));
@@ -143,7 +143,7 @@ class OrchestratorTest {
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
     model.replies(RESEARCH_KAFKA);
 
-    Publication written = orchestrator.handle(research);
+    Publication written = orchestrator.handle(research, false);
 
     Task task = mongo.findAll(Task.class).getFirst();
     assertThat(mongo.findAll(Task.class)).hasSize(1);
@@ -185,7 +185,7 @@ class OrchestratorTest {
             + SURE
             + "}");
 
-    Publication written = orchestrator.handle(also);
+    Publication written = orchestrator.handle(also, false);
 
     SubAgentMessage followUp = conversation(earlier.subAgent()).getLast();
     assertThat(followUp.id()).isEqualTo(Ids.derived(also.id(), "follow-up"));
@@ -220,7 +220,7 @@ class OrchestratorTest {
     stored.askingConversation(asking.subAgent(), "call-ask-1", "What should I research?");
     ChatMessage reply = stored.userMessage(CHAT, "Kafka, please");
 
-    Publication written = orchestrator.handle(reply);
+    Publication written = orchestrator.handle(reply, false);
 
     SubAgentMessage answer = conversation(asking.subAgent()).getLast();
     assertThat(answer.id()).isEqualTo(Ids.derived(reply.id(), "answer"));
@@ -246,8 +246,8 @@ class OrchestratorTest {
     ToolCall latest = awaitingApproval(waiting, "c2");
     ChatMessage approve = stored.userMessage(CHAT, "Approve!");
 
-    orchestrator.handle(approve);
-    orchestrator.handle(approve); // redelivered
+    orchestrator.handle(approve, false);
+    orchestrator.handle(approve, true); // redelivered
 
     assertThat(mongo.findById(latest.id(), ToolCall.class).status())
         .isEqualTo(ToolCallStatus.pending);
@@ -265,10 +265,10 @@ class OrchestratorTest {
     ToolCall call = awaitingApproval(waiting, "c1");
     model.replies("{\"action\":\"answer\",\"answer\":\"Hi\"}");
 
-    orchestrator.handle(stored.userMessage(CHAT, "Hello"));
+    orchestrator.handle(stored.userMessage(CHAT, "Hello"), false);
     assertThat(mongo.findById(call.id(), ToolCall.class).status())
         .isEqualTo(ToolCallStatus.awaiting_approval);
-    orchestrator.handle(stored.userMessage(CHAT, "reject: not today"));
+    orchestrator.handle(stored.userMessage(CHAT, "reject: not today"), false);
 
     ToolCall rejected = mongo.findById(call.id(), ToolCall.class);
     assertThat(rejected.status()).isEqualTo(ToolCallStatus.failed);
@@ -291,7 +291,7 @@ class OrchestratorTest {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
     model.replies("Sure! I'll help.", "{\"action\":\"answer\",\"answer\":\"Hi there\"}");
 
-    orchestrator.handle(hello);
+    orchestrator.handle(hello, false);
 
     assertThat(onlyAssistantMessage().content()).isEqualTo("Hi there");
     assertThat(model.requests()).hasSize(2);
@@ -317,7 +317,7 @@ class OrchestratorTest {
             + "}",
         "{\"action\":\"answer\",\"answer\":\"I have no poet, sorry.\"}");
 
-    orchestrator.handle(poem);
+    orchestrator.handle(poem, false);
 
     assertThat(model.requests().get(1).messages().getLast().content())
         .startsWith(
@@ -341,7 +341,7 @@ class OrchestratorTest {
             + "}";
     model.replies(foreign, foreign, foreign);
 
-    orchestrator.handle(also);
+    orchestrator.handle(also, false);
 
     assertThat(model.requests().get(1).messages().getLast().content())
         .contains("there is no sub-agent '" + elsewhere.subAgent().id() + "' in this chat");
@@ -356,7 +356,7 @@ class OrchestratorTest {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
     model.replies("{\"action\":\"dance\"}", "{\"action\":\"answer\"}", "Hi!");
 
-    orchestrator.handle(hello);
+    orchestrator.handle(hello, false);
 
     assertThat(model.requests()).hasSize(3);
     assertThat(model.requests().get(2).messages().getLast().content())
@@ -379,7 +379,7 @@ class OrchestratorTest {
             + "\"confidence\":1.5,\"reason\":\"Sure.\"}",
         RESEARCH_KAFKA);
 
-    orchestrator.handle(research);
+    orchestrator.handle(research, false);
 
     assertThat(model.requests().get(1).messages().getLast().content())
         .startsWith("Your previous decision was invalid: field 'confidence': ")
@@ -397,7 +397,7 @@ class OrchestratorTest {
         "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Sing a song\","
             + "\"confidence\":0.4,\"reason\":\"Nobody here sings.\"}");
 
-    orchestrator.handle(sing);
+    orchestrator.handle(sing, false);
 
     Task task = mongo.findAll(Task.class).getFirst();
     assertThat(mongo.findAll(Task.class)).hasSize(1);
@@ -417,7 +417,7 @@ class OrchestratorTest {
         "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Research Kafka\","
             + "\"confidence\":0.7,\"reason\":\"Probably research.\"}");
 
-    orchestrator.handle(research);
+    orchestrator.handle(research, false);
 
     assertThat(mongo.findAll(Task.class))
         .singleElement()
@@ -447,8 +447,8 @@ class OrchestratorTest {
         "{\"action\":\"new_task\",\"agent\":\"researcher\",\"instruction\":\"Sing a song\","
             + "\"confidence\":0.2,\"reason\":\"Nobody here sings.\"}");
 
-    orchestrator.handle(sing);
-    orchestrator.handle(sing);
+    orchestrator.handle(sing, false);
+    orchestrator.handle(sing, true);
 
     assertThat(mongo.findAll(Task.class)).isEmpty();
     ChatMessage answer = onlyAssistantMessage();
@@ -462,7 +462,7 @@ class OrchestratorTest {
     ChatMessage report = stored.userMessage(CHAT, "Write a report on Kafka and Redis");
     model.replies(PLAN);
 
-    Publication written = orchestrator.handle(report);
+    Publication written = orchestrator.handle(report, false);
 
     Plan plan = mongo.findAll(Plan.class).getFirst();
     assertThat(plan.id()).isEqualTo(Ids.derived(report.id(), "plan"));
@@ -496,8 +496,8 @@ class OrchestratorTest {
     ChatMessage report = stored.userMessage(CHAT, "Write a report on Kafka and Redis");
     model.replies(PLAN);
 
-    orchestrator.handle(report);
-    orchestrator.handle(report);
+    orchestrator.handle(report, false);
+    orchestrator.handle(report, true);
 
     assertThat(model.requests()).hasSize(1);
     assertThat(mongo.findAll(Plan.class)).hasSize(1);
@@ -515,7 +515,7 @@ class OrchestratorTest {
          "confidence":0.9,"reason":"A report needs research first."}""";
     model.replies(cycle, cycle, cycle);
 
-    orchestrator.handle(report);
+    orchestrator.handle(report, false);
 
     assertThat(model.requests()).hasSize(3);
     assertThat(model.requests().get(1).messages().getLast().content())
@@ -532,9 +532,9 @@ class OrchestratorTest {
   void aPlansNodesAreNotOfferedForFollowUps() {
     ChatMessage report = stored.userMessage(CHAT, "Write a report on Kafka and Redis");
     model.replies(PLAN, "{\"action\":\"answer\",\"answer\":\"Hi\"}");
-    orchestrator.handle(report);
+    orchestrator.handle(report, false);
 
-    orchestrator.handle(stored.userMessage(CHAT, "Hello"));
+    orchestrator.handle(stored.userMessage(CHAT, "Hello"), false);
 
     assertThat(model.requests().get(1).messages().getFirst().content()).contains("\"tasks\":[]");
   }
@@ -555,7 +555,7 @@ class OrchestratorTest {
         .fails(ScriptedModel.transientFailure())
         .fails(ScriptedModel.transientFailure());
 
-    orchestrator.handle(hello);
+    orchestrator.handle(hello, false);
 
     assertThat(model.requests()).hasSize(3);
     assertThat(onlyAssistantMessage().content()).isEqualTo(Decider.APOLOGY_MODEL_FAILED);
@@ -566,7 +566,7 @@ class OrchestratorTest {
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
     model.fails(ScriptedModel.transientFailure()).replies(RESEARCH_KAFKA);
 
-    orchestrator.handle(research);
+    orchestrator.handle(research, false);
 
     assertThat(model.requests()).hasSize(2);
     assertThat(model.requests().get(1)).isEqualTo(model.requests().get(0));
@@ -578,7 +578,7 @@ class OrchestratorTest {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
     model.fails(ScriptedModel.permanentFailure());
 
-    orchestrator.handle(hello);
+    orchestrator.handle(hello, false);
 
     assertThat(model.requests()).hasSize(1);
     assertThat(onlyAssistantMessage().content()).isEqualTo(Decider.APOLOGY_MODEL_FAILED);
@@ -589,8 +589,8 @@ class OrchestratorTest {
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
     model.replies(RESEARCH_KAFKA);
 
-    Publication first = orchestrator.handle(research);
-    Publication again = orchestrator.handle(research);
+    Publication first = orchestrator.handle(research, false);
+    Publication again = orchestrator.handle(research, true);
 
     assertThat(model.requests()).hasSize(1);
     assertThat(mongo.findAll(Task.class)).hasSize(1);
@@ -602,8 +602,8 @@ class OrchestratorTest {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
     model.replies("{\"action\":\"answer\",\"answer\":\"Hi\"}");
 
-    orchestrator.handle(hello);
-    orchestrator.handle(hello);
+    orchestrator.handle(hello, false);
+    orchestrator.handle(hello, true);
 
     assertThat(model.requests()).hasSize(1);
     assertThat(assistantMessages()).hasSize(1);
@@ -623,8 +623,8 @@ class OrchestratorTest {
             + SURE
             + "}");
 
-    orchestrator.handle(also);
-    orchestrator.handle(also);
+    orchestrator.handle(also, false);
+    orchestrator.handle(also, true);
 
     assertThat(model.requests()).hasSize(1);
     assertThat(conversation(earlier.subAgent())).hasSize(4);
@@ -638,8 +638,8 @@ class OrchestratorTest {
     stored.askingConversation(asking.subAgent(), "call-ask-1", "What should I research?");
     ChatMessage reply = stored.userMessage(CHAT, "Kafka");
 
-    orchestrator.handle(reply);
-    orchestrator.handle(reply);
+    orchestrator.handle(reply, false);
+    orchestrator.handle(reply, true);
 
     assertThat(conversation(asking.subAgent())).hasSize(4);
     assertThat(model.requests()).isEmpty();
@@ -653,12 +653,12 @@ class OrchestratorTest {
             CHAT, "Research it", TaskStatus.waiting, SubAgentStatus.waiting_for_user, null);
     stored.askingConversation(asking.subAgent(), "call-ask-1", "What should I research?");
     ChatMessage reply = stored.userMessage(CHAT, "Kafka");
-    orchestrator.handle(reply);
+    orchestrator.handle(reply, false);
     // The crash: statuses not moved yet, and the relay already published the event.
     moveBack(asking);
     clearOutbox(Ids.derived(reply.id(), "answer"));
 
-    Publication again = orchestrator.handle(reply);
+    Publication again = orchestrator.handle(reply, true);
 
     assertThat(statusOf(asking.subAgent())).isEqualTo(SubAgentStatus.active);
     assertThat(statusOf(asking.task())).isEqualTo(TaskStatus.running);
@@ -679,13 +679,13 @@ class OrchestratorTest {
             CHAT, "Research it", TaskStatus.waiting, SubAgentStatus.waiting_for_user, null);
     stored.askingConversation(asking.subAgent(), "call-ask-1", "What should I research?");
     ChatMessage reply = stored.userMessage(CHAT, "Kafka");
-    orchestrator.handle(reply);
+    orchestrator.handle(reply, false);
     clearOutbox(Ids.derived(reply.id(), "answer"));
     // Meanwhile the sub-agent took the answer up and asked again.
     stored.askingConversation(asking.subAgent(), "call-ask-2", "Which part of Kafka?");
     moveBack(asking);
 
-    Publication again = orchestrator.handle(reply);
+    Publication again = orchestrator.handle(reply, true);
 
     assertThat(again.outbox()).isEmpty();
     assertThat(statusOf(asking.subAgent())).isEqualTo(SubAgentStatus.waiting_for_user);
@@ -732,7 +732,7 @@ class OrchestratorTest {
     ChatMessage latest = stored.userMessage(CHAT, "Hello");
     model.replies("{\"action\":\"answer\",\"answer\":\"Hi\"}");
 
-    orchestrator.handle(latest);
+    orchestrator.handle(latest, false);
 
     ModelRequest request = model.requests().getFirst();
     assertThat(request.purpose()).isEqualTo(ModelRequest.Purpose.DECISION);
@@ -777,9 +777,9 @@ class OrchestratorTest {
     model.replies(
         "{\"action\":\"answer\",\"answer\":\"Hi!\"}",
         "{\"action\":\"answer\",\"answer\":\"Research.\"}");
-    orchestrator.handle(first);
+    orchestrator.handle(first, false);
 
-    orchestrator.handle(second);
+    orchestrator.handle(second, false);
 
     assertThat(model.requests().getFirst().messages())
         .as("the first decision does not see the message sent after it")
@@ -797,10 +797,10 @@ class OrchestratorTest {
   void aTaskWithoutSubAgentYetIsListedWithoutOne() {
     ChatMessage first = stored.userMessage(CHAT, "Research Kafka");
     model.replies(RESEARCH_KAFKA, "{\"action\":\"answer\",\"answer\":\"Hi\"}");
-    orchestrator.handle(first);
+    orchestrator.handle(first, false);
     ChatMessage second = stored.userMessage(CHAT, "Hello");
 
-    orchestrator.handle(second);
+    orchestrator.handle(second, false);
 
     String context =
         model.requests().get(1).messages().getFirst().content().lines().toList().getLast();
@@ -820,8 +820,8 @@ class OrchestratorTest {
     ChatMessage second = stored.userMessage(CHAT, "Research Kafka", "message-model");
     model.replies("{\"action\":\"answer\",\"answer\":\"Hi\"}", RESEARCH_KAFKA);
 
-    orchestrator.handle(first);
-    orchestrator.handle(second);
+    orchestrator.handle(first, false);
+    orchestrator.handle(second, false);
 
     assertThat(model.requests())
         .extracting(ModelRequest::model)
@@ -839,7 +839,7 @@ class OrchestratorTest {
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
     model.replies(RESEARCH_KAFKA);
 
-    orchestrator.handle(research);
+    orchestrator.handle(research, false);
 
     assertThat(model.requests().getFirst().model()).isNull();
     assertThat(mongo.findAll(Task.class).getFirst().model()).isNull();
@@ -851,8 +851,8 @@ class OrchestratorTest {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
     model.replies("Sure!", "{\"action\":\"answer\",\"answer\":\"Hi\"}");
 
-    orchestrator.handle(hello);
-    orchestrator.handle(hello);
+    orchestrator.handle(hello, false);
+    orchestrator.handle(hello, true);
 
     assertThat(model.requests()).hasSize(2);
     assertThat(onlyAssistantMessage().usage()).isEqualTo(new TurnUsage(20, 20));
@@ -869,8 +869,8 @@ class OrchestratorTest {
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
     model.replies(RESEARCH_KAFKA);
 
-    orchestrator.handle(research);
-    orchestrator.handle(research);
+    orchestrator.handle(research, false);
+    orchestrator.handle(research, true);
 
     assertThat(mongo.findById(CHAT, Chat.class).usage().turns()).isEqualTo(1);
     assertThat(mongo.findAll(Task.class).getFirst().usage()).isNull();
@@ -891,8 +891,8 @@ class OrchestratorTest {
             + SURE
             + "}");
 
-    orchestrator.handle(also);
-    orchestrator.handle(also);
+    orchestrator.handle(also, false);
+    orchestrator.handle(also, true);
 
     assertThat(mongo.findById(CHAT, Chat.class).usage())
         .extracting(Usage::promptTokens, Usage::turns)
@@ -905,7 +905,7 @@ class OrchestratorTest {
     ChatMessage hello = stored.userMessage(CHAT, "Hello");
     model.fails(ScriptedModel.permanentFailure());
 
-    orchestrator.handle(hello);
+    orchestrator.handle(hello, false);
 
     assertThat(onlyAssistantMessage().usage()).isNull();
     assertThat(mongo.findById(CHAT, Chat.class).usage()).isNull();
