@@ -138,6 +138,9 @@ class AgentLoop {
     if (!active && (subAgent.turn() == null || !SETTLED_BY_A_TURN.contains(subAgent.status()))) {
       return;
     }
+    if (heldByALiveWorker(subAgent)) {
+      return; // its worker looks at the conversation again as it ends the turn (endTurn)
+    }
     ConversationState conversation = new ConversationState(conversations.messages(subAgent.id()));
     AgentDefinition agent = agents.get(subAgent.agent());
     Optional<SubAgentMessage> abandoned = abandonedAnswer(subAgent, conversation);
@@ -578,6 +581,12 @@ class AgentLoop {
         new Update().set("turn.seq", seq).set("deadline", deadline).unset(SubAgent.UNLOOKED_SINCE));
   }
 
+  /** Whether a worker holds the sub-agent's turn and its lease has not passed. */
+  private boolean heldByALiveWorker(SubAgent subAgent) {
+    SubAgent.Turn turn = subAgent.turn();
+    return turn != null && !turn.leaseUntil().isBefore(clock.instant());
+  }
+
   /**
    * The answer stored in the sub-agent's turn if that turn's lease expired: the worker that stored
    * it died (or stalled, or stopped) before ending the turn. Read from what the wake-up read
@@ -586,7 +595,7 @@ class AgentLoop {
   private Optional<SubAgentMessage> abandonedAnswer(
       SubAgent subAgent, ConversationState conversation) {
     SubAgent.Turn turn = subAgent.turn();
-    if (turn == null || !turn.leaseUntil().isBefore(clock.instant())) {
+    if (turn == null || heldByALiveWorker(subAgent)) {
       return Optional.empty();
     }
     String answerId = OutcomeRecorder.answerId(subAgent.id(), turn.seq());

@@ -643,6 +643,26 @@ class AgentLoopTest {
   }
 
   @Test
+  void aWakeThatFindsTheTurnHeldByALiveWorkerLeavesTheConversationToIt() {
+    model.replies("Done.");
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update()
+            .set("turn", new SubAgent.Turn(2, "a-live-instance", Instant.now().plusSeconds(60))),
+        SubAgent.class);
+    Thread test = Thread.currentThread();
+    COMMANDS.clear();
+
+    loop.wake(subAgent.id());
+
+    assertThat(COMMANDS.from(t -> t == test))
+        .as("the sub-agent is read; its conversation is its worker's to look at")
+        .containsExactly("find " + Collections.SUB_AGENTS);
+    assertThat(model.requests()).isEmpty();
+    assertThat(subAgent().turn().holder()).isEqualTo("a-live-instance");
+  }
+
+  @Test
   void aTurnTakenAgainWhileItsFirstWorkerWaitsRecordsAndRunsOnlyTheStoredAnswersCalls()
       throws Exception {
     // Worker A's model call outlives the turn's lease; worker B, another copy of the loop, takes
