@@ -202,11 +202,11 @@ class OutcomeRecorder {
       return;
     }
     List<RequestedToolCall> run = toRun(calls);
-    for (RequestedToolCall call : run) {
-      if (!Delegations.isDelegation(call)) {
-        insert(subAgent, answer.id(), toolCallId(answer.id(), call), call, now);
-      }
-    }
+    insertOnce(
+        run.stream()
+            .filter(call -> !Delegations.isDelegation(call))
+            .map(call -> toolCall(subAgent, answer.id(), call, now))
+            .toList());
     for (RequestedToolCall call : calls.subList(run.size(), calls.size())) {
       conversations.append(
           subAgent,
@@ -582,31 +582,47 @@ class OutcomeRecorder {
     return Ids.derived(answerId, call.id());
   }
 
-  private void insert(
-      SubAgent subAgent, String stepId, String id, RequestedToolCall call, Instant now) {
-    try {
-      mongo.insert(
-          new ToolCall(
-              id,
-              subAgent.id(),
-              subAgent.taskId(),
-              subAgent.chatId(),
-              subAgent.agent(),
-              stepId,
-              call.id(),
-              call.name(),
-              call.arguments(),
-              call.gated() ? ToolCallStatus.awaiting_approval : ToolCallStatus.pending,
-              null,
-              null,
-              null,
-              null,
-              now,
-              now,
-              List.of()));
-    } catch (DuplicateKeyException recordedBefore) {
-      // the same answer's calls are being recorded again: the call is already there
+  /**
+   * Inserts the calls in one command; if some were recorded before (the answer's calls recorded
+   * again, after a worker died among them), each of the others.
+   */
+  private void insertOnce(List<ToolCall> toolCalls) {
+    if (toolCalls.isEmpty()) {
+      return;
     }
+    try {
+      mongo.insert(toolCalls, ToolCall.class);
+    } catch (DuplicateKeyException recordedBefore) {
+      for (ToolCall toolCall : toolCalls) {
+        try {
+          mongo.insert(toolCall);
+        } catch (DuplicateKeyException alreadyThere) {
+          // recorded before: the call is already there
+        }
+      }
+    }
+  }
+
+  private static ToolCall toolCall(
+      SubAgent subAgent, String stepId, RequestedToolCall call, Instant now) {
+    return new ToolCall(
+        toolCallId(stepId, call),
+        subAgent.id(),
+        subAgent.taskId(),
+        subAgent.chatId(),
+        subAgent.agent(),
+        stepId,
+        call.id(),
+        call.name(),
+        call.arguments(),
+        call.gated() ? ToolCallStatus.awaiting_approval : ToolCallStatus.pending,
+        null,
+        null,
+        null,
+        null,
+        now,
+        now,
+        List.of());
   }
 
   private void move(SubAgent subAgent, SubAgentStatus from, SubAgentStatus to) {

@@ -735,6 +735,38 @@ class AgentLoopTest {
   }
 
   @Test
+  void theCallsOfAnAnswerWhoseWorkerDiedAmongThemAreEachRecordedOnceWhenRecordedAgain() {
+    answerOfAWorkerThatDied(
+        new RequestedToolCall("call_1", "search_docs", "{\"query\":\"x\"}"),
+        new RequestedToolCall("call_2", "search_docs", "{\"query\":\"y\"}"));
+    OutcomeRecorder recorder = recorder();
+    Thread test = Thread.currentThread();
+    COMMANDS.clear();
+    recorder.recordCalls(subAgent(), lastAnswer());
+    assertThat(toolCalls()).hasSize(2);
+    assertThat(COMMANDS.from(t -> t == test))
+        .as("the answer's calls go out in one insert")
+        .filteredOn(("insert " + Collections.SUB_AGENT_TOOL_CALLS)::equals)
+        .hasSize(1);
+    // The worker died having recorded call_1 only.
+    mongo.remove(
+        Query.query(
+            Criteria.where("_id")
+                .is(
+                    OutcomeRecorder.toolCallId(
+                        lastAnswer().id(), lastAnswer().toolCalls().get(1)))),
+        ToolCall.class);
+
+    recorder.recordCalls(subAgent(), lastAnswer());
+    recorder.recordCalls(subAgent(), lastAnswer());
+
+    assertThat(toolCalls())
+        .extracting(ToolCall::modelCallId, ToolCall::status)
+        .containsExactlyInAnyOrder(
+            tuple("call_1", ToolCallStatus.pending), tuple("call_2", ToolCallStatus.pending));
+  }
+
+  @Test
   void aFinalAnswerWhoseWorkerDiedBeforeItMovedTheTaskCompletesTheTaskWhenItsTurnIsTakenBack() {
     answerOfAWorkerThatDied("Kafka is a distributed log.");
     moveSubAgentTo(SubAgentStatus.completed); // the worker's last write before it died
