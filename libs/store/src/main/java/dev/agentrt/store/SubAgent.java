@@ -10,7 +10,6 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
 /**
  * An agent instance working on one task, with its own conversation.
  *
- * @param usage its stored model turns (its assistant messages)
  * @param deadline when its current run must end (set when a turn is claimed; see the agent loop's
  *     limits), or null before its first turn
  * @param settings what was chosen for its task and chat, copied when it was created so that its
@@ -25,7 +24,6 @@ public record SubAgent(
     SubAgentStatus status,
     long messageCount,
     @Nullable Turn turn,
-    @Nullable Usage usage,
     Instant createdAt,
     Instant updatedAt,
     @Nullable Instant deadline,
@@ -60,47 +58,9 @@ public record SubAgent(
       SubAgentStatus status,
       long messageCount,
       @Nullable Turn turn,
-      @Nullable Usage usage,
       Instant createdAt,
       Instant updatedAt) {
-    this(
-        id,
-        taskId,
-        chatId,
-        agent,
-        status,
-        messageCount,
-        turn,
-        usage,
-        createdAt,
-        updatedAt,
-        null,
-        null);
-  }
-
-  public SubAgent(
-      String id,
-      String taskId,
-      String chatId,
-      String agent,
-      SubAgentStatus status,
-      long messageCount,
-      @Nullable Turn turn,
-      Instant createdAt,
-      Instant updatedAt) {
-    this(
-        id,
-        taskId,
-        chatId,
-        agent,
-        status,
-        messageCount,
-        turn,
-        null,
-        createdAt,
-        updatedAt,
-        null,
-        null);
+    this(id, taskId, chatId, agent, status, messageCount, turn, createdAt, updatedAt, null, null);
   }
 
   /**

@@ -1,15 +1,17 @@
 package dev.agentrt.store;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.annotation.PersistenceCreator;
 
 /**
- * The model turns summed on a chat, a task or a sub-agent ({@code usage} of the document): the
- * tokens of every stored turn, how many turns, and the same split by model (for pricing; a turn
- * that asked for no model in particular counts under the default model). Only ever changed by
- * {@link UsageCounter}'s {@code $inc}; a document no turn has counted on yet has none.
+ * The model turns summed on a chat or a task ({@code usage} of the document), or of a sub-agent
+ * (summed from its conversation when read, {@link #summed}): the tokens of every stored turn, how
+ * many turns, and the same split by model (for pricing; a turn that asked for no model in
+ * particular counts under the default model). A document's is only ever changed by {@link
+ * UsageCounter}'s {@code $inc}; a document no turn has counted on yet has none.
  *
  * @param models per model, under keys made by {@link UsageCounter#key}: read them with {@link
  *     #byModel()}
@@ -38,6 +40,35 @@ public record Usage(
       models.forEach((key, tokens) -> byName.put(UsageCounter.modelName(key), tokens));
     }
     return byName;
+  }
+
+  /**
+   * The sums of a sub-agent's turns: its conversation's answers, each stored once with its model
+   * and tokens. Summed on read, so a turn costs no write to the sub-agent for them.
+   */
+  public static Usage summed(List<SubAgentMessage> conversation) {
+    long prompt = 0;
+    long completion = 0;
+    long turns = 0;
+    Map<String, ModelTokens> models = new LinkedHashMap<>();
+    for (SubAgentMessage message : conversation) {
+      TurnUsage tokens = message.usage();
+      if (!SubAgentMessage.ASSISTANT.equals(message.role()) || tokens == null) {
+        continue;
+      }
+      prompt += tokens.promptTokens();
+      completion += tokens.completionTokens();
+      turns++;
+      models.merge(
+          UsageCounter.key(message.model()),
+          new ModelTokens(tokens.promptTokens(), tokens.completionTokens(), 1),
+          (a, b) ->
+              new ModelTokens(
+                  a.promptTokens() + b.promptTokens(),
+                  a.completionTokens() + b.completionTokens(),
+                  a.turns() + b.turns()));
+    }
+    return turns == 0 ? NONE : new Usage(prompt, completion, turns, models);
   }
 
   /** The sums of a document that may have none yet. */

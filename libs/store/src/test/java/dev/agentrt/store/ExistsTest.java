@@ -65,7 +65,6 @@ class ExistsTest {
             SubAgentStatus.cancelled,
             0,
             null,
-            null,
             Instant.EPOCH,
             Instant.EPOCH,
             null,

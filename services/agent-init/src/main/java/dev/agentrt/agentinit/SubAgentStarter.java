@@ -215,7 +215,6 @@ class SubAgentStarter {
             SubAgentStatus.active,
             0,
             null,
-            null,
             now,
             now,
             null,

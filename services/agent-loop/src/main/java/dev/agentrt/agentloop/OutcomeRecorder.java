@@ -96,10 +96,11 @@ class OutcomeRecorder {
    * asked and the turn's tokens: the commit point. Then the tool calls of the answer stored, which
    * is another one when the turn was taken again after its lease expired and answered first by the
    * other worker: only calls a stored message asked for are ever recorded, so none runs that no
-   * message asked for. The write that inserts the message adds its tokens to the sums of the
-   * sub-agent, the task and the chat, and to its tree's run: the task's own write counts it for a
-   * task the orchestrator started (no extra round trip); a child's turn adds one write, to its
-   * root's run. Storing the same answer again finds it stored and counts nothing.
+   * message asked for. The write that inserts the message adds its tokens to the sums of the task
+   * and the chat, and to its tree's run: the task's own write counts it for a task the orchestrator
+   * started (no extra round trip); a child's turn adds one write, to its root's run. The
+   * sub-agent's sums are its answers' ({@link dev.agentrt.store.Usage#summed}). Storing the same
+   * answer again finds it stored and counts nothing.
    *
    * @param model the model asked (null: the default model)
    * @param input what the turn was given, kept on the answer for a replay
@@ -163,7 +164,6 @@ class OutcomeRecorder {
     recordCalls(subAgent, stored.message());
     long runTokens = 0;
     if (stored.inserted()) {
-      usage.add(SubAgent.class, subAgent.id(), model, tokens, 1);
       String root = subAgent.settings() == null ? null : subAgent.settings().rootTaskId();
       if (root == null) {
         runTokens = usage.addToRun(subAgent.taskId(), model, tokens, firstOfRun);

@@ -149,7 +149,6 @@ class AgentLoopApplicationTest {
                 SubAgentStatus.active,
                 0,
                 null,
-                null,
                 now,
                 now,
                 null,

@@ -195,7 +195,6 @@ class AgentLoopTest {
                 SubAgentStatus.active,
                 0,
                 null,
-                null,
                 now,
                 now,
                 null,
@@ -936,7 +935,7 @@ class AgentLoopTest {
         .containsExactly(new TurnUsage(10, 10), new TurnUsage(300, 40));
     assertThat(answers).extracting(SubAgentMessage::model).containsOnlyNulls();
     Usage expected = new Usage(310, 50, 2, null);
-    assertThat(sums(subAgent().usage())).isEqualTo(expected);
+    assertThat(sums(Usage.summed(conversations.messages(subAgent.id())))).isEqualTo(expected);
     assertThat(sums(task().usage())).isEqualTo(expected);
     assertThat(sums(chat().usage())).isEqualTo(expected);
     assertThat(chat().usage().byModel()).containsOnlyKeys((String) null);
@@ -993,7 +992,7 @@ class AgentLoopTest {
     assertThat(model.requests()).hasSize(1);
     assertThat(toolCalls()).extracting(ToolCall::modelCallId).containsExactly("call_1");
     Usage once = new Usage(10, 10, 1, null);
-    assertThat(sums(subAgent().usage())).isEqualTo(once);
+    assertThat(sums(Usage.summed(conversations.messages(subAgent.id())))).isEqualTo(once);
     assertThat(sums(task().usage())).isEqualTo(once);
     assertThat(sums(chat().usage())).isEqualTo(once);
   }
@@ -1021,7 +1020,8 @@ class AgentLoopTest {
     assertThat(conversations.messages(subAgent.id())).hasSize((int) messages);
     assertThat(toolCalls()).isEmpty();
     assertThat(subAgent().messageCount()).as("no place taken either").isEqualTo(messages);
-    assertThat(sums(subAgent().usage())).isEqualTo(new Usage(10, 10, 1, null));
+    assertThat(sums(Usage.summed(conversations.messages(subAgent.id()))))
+        .isEqualTo(new Usage(10, 10, 1, null));
   }
 
   @Test

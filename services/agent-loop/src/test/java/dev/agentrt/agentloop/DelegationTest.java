@@ -368,7 +368,6 @@ class DelegationTest {
                 SubAgentStatus.active,
                 0,
                 null,
-                null,
                 now,
                 now,
                 null,

@@ -134,7 +134,6 @@ class TurnLeasesTest {
                 SubAgentStatus.active,
                 0,
                 null,
-                null,
                 now,
                 now,
                 null,

@@ -7,6 +7,7 @@ import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.ToolCall;
+import dev.agentrt.store.Usage;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -98,8 +99,8 @@ class TaskDetails {
     if (subAgent == null) {
       return Optional.of(new View(view, null, List.of(), List.of()));
     }
-    List<MessageView> messages =
-        conversations.messages(subAgent.id()).stream().map(this::message).toList();
+    List<SubAgentMessage> conversation = conversations.messages(subAgent.id());
+    List<MessageView> messages = conversation.stream().map(this::message).toList();
     List<ToolCallView> toolCalls =
         mongo
             .find(
@@ -117,7 +118,7 @@ class TaskDetails {
                 subAgent.agent(),
                 subAgent.status().name(),
                 subAgent.messageCount(),
-                UsageView.of(subAgent.usage(), pricing),
+                UsageView.of(Usage.summed(conversation), pricing),
                 subAgent.createdAt(),
                 subAgent.updatedAt()),
             messages,

@@ -122,7 +122,7 @@ public final class Stored {
 
   /**
    * The model's answer in a sub-agent's conversation with its turn's tokens, counted as agent-loop
-   * counts them: on the sub-agent, its task and its chat.
+   * counts them: on its task and its chat (the sub-agent's are its answers' sums).
    */
   public SubAgentMessage modelAnswer(
       SubAgent subAgent, String content, @Nullable String model, TurnUsage tokens) {
@@ -141,7 +141,6 @@ public final class Stored {
                 List.of()),
             tick());
     UsageCounter usage = new UsageCounter(mongo);
-    usage.add(SubAgent.class, subAgent.id(), model, tokens, 1);
     usage.add(Task.class, subAgent.taskId(), model, tokens, 1);
     usage.add(Chat.class, subAgent.chatId(), model, tokens, 1);
     return answer;
