@@ -9,7 +9,6 @@ import dev.agentrt.platform.messaging.ListenerErrorHandling;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxProperties;
 import dev.agentrt.platform.outbox.OutboxRelay;
-import dev.agentrt.platform.outbox.OutboxTrimmer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationPredicate;
@@ -82,14 +81,15 @@ public class PlatformAutoConfiguration {
     return new EventPublisher(template, name);
   }
 
+  /** The writes of many callers that need nothing back, one bulk write per collection. */
   @Bean
-  OutboxTrimmer outboxTrimmer(MongoTemplate mongo) {
-    return new OutboxTrimmer(mongo);
+  BulkUpdates bulkUpdates(MongoTemplate mongo) {
+    return new BulkUpdates(mongo);
   }
 
   @Bean
-  Outbox outbox(EventPublisher publisher, MongoTemplate mongo, OutboxTrimmer trimmer) {
-    return new Outbox(publisher, mongo, trimmer);
+  Outbox outbox(EventPublisher publisher, MongoTemplate mongo, BulkUpdates updates) {
+    return new Outbox(publisher, mongo, updates);
   }
 
   @Bean

@@ -1,5 +1,6 @@
 package dev.agentrt.store;
 
+import dev.agentrt.platform.BulkUpdates;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -42,7 +43,7 @@ public class StoreAutoConfiguration {
   }
 
   @Bean
-  UsageCounter usageCounter(MongoTemplate mongo) {
-    return new UsageCounter(mongo);
+  UsageCounter usageCounter(MongoTemplate mongo, BulkUpdates updates) {
+    return new UsageCounter(mongo, updates);
   }
 }

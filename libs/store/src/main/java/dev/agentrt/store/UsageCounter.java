@@ -1,5 +1,6 @@
 package dev.agentrt.store;
 
+import dev.agentrt.platform.BulkUpdates;
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.FindAndModifyOptions;
@@ -20,14 +21,24 @@ public class UsageCounter {
   static final String DEFAULT_MODEL_KEY = "(default)";
 
   private final MongoTemplate mongo;
+  private final BulkUpdates updates;
 
+  /** A counter whose sums are added in bulk writes of its own. */
   public UsageCounter(MongoTemplate mongo) {
+    this(mongo, new BulkUpdates(mongo));
+  }
+
+  /** A counter whose sums are added in the service's bulk writes, with its other updates. */
+  public UsageCounter(MongoTemplate mongo, BulkUpdates updates) {
     this.mongo = mongo;
+    this.updates = updates;
   }
 
   /**
    * Adds {@code turns} model turns that used these tokens, asked of {@code model} (null: the
-   * default model), to the document's sums. Nothing happens when the document does not exist.
+   * default model), to the document's sums, in one bulk write with the other updates queued
+   * meanwhile ({@link BulkUpdates}); returns once it is written. Nothing happens when the document
+   * does not exist.
    */
   public void add(
       Class<?> document, String id, @Nullable String model, TurnUsage tokens, int turns) {
@@ -36,7 +47,7 @@ public class UsageCounter {
     }
     // By collection name, not class: mapped against the class, each usage.models.<model> path
     // costs Spring Data thrown and caught exceptions.
-    mongo.updateFirst(
+    updates.update(
         Query.query(Criteria.where("_id").is(id)),
         sums(model, tokens, turns),
         mongo.getCollectionName(document));

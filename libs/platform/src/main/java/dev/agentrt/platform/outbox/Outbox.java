@@ -2,6 +2,7 @@ package dev.agentrt.platform.outbox;
 
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import dev.agentrt.platform.BulkUpdates;
 import dev.agentrt.platform.messaging.EventPublisher;
 import java.time.Duration;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,21 +32,21 @@ public class Outbox {
 
   private final EventPublisher publisher;
   private final MongoTemplate mongo;
-  private final @Nullable OutboxTrimmer trimmer;
+  private final @Nullable BulkUpdates removals;
 
-  /** An outbox that removes published entries itself, before {@link #publish} returns. */
+  /** An outbox that removes published entries with a write of its own. */
   public Outbox(EventPublisher publisher, MongoTemplate mongo) {
     this(publisher, mongo, null);
   }
 
   /**
-   * An outbox that has {@code trimmer} remove published entries, batched with other documents'
-   * (null: removes them itself).
+   * An outbox that removes published entries in the same bulk write as other documents' updates
+   * queued meanwhile (null: with a write of its own).
    */
-  public Outbox(EventPublisher publisher, MongoTemplate mongo, @Nullable OutboxTrimmer trimmer) {
+  public Outbox(EventPublisher publisher, MongoTemplate mongo, @Nullable BulkUpdates removals) {
     this.publisher = publisher;
     this.mongo = mongo;
-    this.trimmer = trimmer;
+    this.removals = removals;
   }
 
   /**
@@ -63,7 +65,7 @@ public class Outbox {
 
   /**
    * Sends the entries and, once the broker has acknowledged all of them, removes them from the
-   * document (or has the trimmer remove them).
+   * document.
    *
    * @throws OutboxPublishException when the broker does not acknowledge in time; the entries stay
    *     in the document
@@ -82,23 +84,34 @@ public class Outbox {
     } catch (ExecutionException | TimeoutException e) {
       throw new OutboxPublishException(collection, documentId, e);
     }
-    List<String> published = entries.stream().map(OutboxEntry::eventId).toList();
-    if (trimmer == null) {
-      remove(collection, documentId, published);
-    } else {
-      trimmer.remove(collection, documentId, published);
-    }
+    remove(collection, documentId, entries.stream().map(OutboxEntry::eventId).toList());
   }
 
-  /** Removes the entries with these event ids from the document's outbox. */
+  /**
+   * Removes the entries with these event ids from the document's outbox, and waits for it: a
+   * document's outbox, read after its entries were published, no longer holds them, so publishing
+   * it again sends only what is new. A removal that fails is logged: the relay publishes those
+   * entries again once past its grace, which consumers tolerate.
+   */
   void remove(String collection, Object documentId, List<String> eventIds) {
     if (eventIds.isEmpty()) {
       return;
     }
     // The driver directly: the id is matched exactly as stored, never converted.
-    mongo
-        .getCollection(collection)
-        .updateOne(
-            Filters.eq("_id", documentId), Updates.pull(FIELD, Filters.in("eventId", eventIds)));
+    Bson document = Filters.eq("_id", documentId);
+    Bson pull = Updates.pull(FIELD, Filters.in("eventId", eventIds));
+    if (removals == null) {
+      mongo.getCollection(collection).updateOne(document, pull);
+      return;
+    }
+    try {
+      removals.update(document, pull, collection);
+    } catch (RuntimeException e) {
+      log.warn(
+          "published outbox entries of {}/{} not removed: {}",
+          collection,
+          documentId,
+          e.toString());
+    }
   }
 }

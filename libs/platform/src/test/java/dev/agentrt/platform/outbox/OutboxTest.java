@@ -2,18 +2,15 @@ package dev.agentrt.platform.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.Event;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.Topics;
+import dev.agentrt.platform.BulkUpdates;
 import dev.agentrt.platform.messaging.DeadLetters;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.messaging.IncomingEvents;
@@ -25,8 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -94,63 +89,15 @@ class OutboxTest {
   }
 
   @Test
-  void withATrimmerTheOutboxIsEmptyWhenPublishReturns() {
+  void withBulkUpdatesTheOutboxIsEmptyWhenPublishReturns() {
     Event event = added(Instant.now());
     String docId = storeWithOutbox(event);
-    try (OutboxTrimmer trimmer = new OutboxTrimmer(mongo)) {
-      new Outbox(publisher, mongo, trimmer)
+    try (BulkUpdates updates = new BulkUpdates(mongo)) {
+      new Outbox(publisher, mongo, updates)
           .publish(COLLECTION, docId, List.of(OutboxEntry.of(event, CODEC)));
 
       assertThat(outboxOf(docId)).isEmpty();
       assertThat(new IncomingEvents(CODEC).decode(consumeOne(event.key()))).isEqualTo(event);
-    }
-  }
-
-  /**
-   * What queued while the writer was busy goes out in one write: 30 documents' removals, queued
-   * before the writer starts, take one update command; each removes only the entries it names.
-   */
-  @Test
-  void removalsQueuedTogetherAreWrittenInOneCommand() throws Exception {
-    List<String> updates = new java.util.concurrent.CopyOnWriteArrayList<>();
-    CommandListener counting =
-        new CommandListener() {
-          @Override
-          public void commandStarted(CommandStartedEvent event) {
-            if (event.getCommandName().equals("update")) {
-              updates.add(event.getCommandName());
-            }
-          }
-        };
-    try (MongoClient client =
-        MongoClients.create(
-            MongoClientSettings.builder()
-                .applyConnectionString(
-                    new ConnectionString(
-                        "mongodb://127.0.0.1:" + mongoServer.getLocalAddress().getPort()))
-                .addCommandListener(counting)
-                .build())) {
-      OutboxTrimmer trimmer = new OutboxTrimmer(new MongoTemplate(client, "agentrt"), false);
-      Event kept = added(Instant.now());
-      List<String> docs = new ArrayList<>();
-      List<CompletableFuture<Void>> queued = new ArrayList<>();
-      for (int i = 0; i < 30; i++) {
-        Event published = added(Instant.now());
-        String doc = store(List.of(OutboxEntry.of(published, CODEC), OutboxEntry.of(kept, CODEC)));
-        docs.add(doc);
-        queued.add(trimmer.queue(COLLECTION, doc, List.of(published.eventId())));
-      }
-
-      trimmer.start();
-      CompletableFuture.allOf(queued.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
-
-      assertThat(updates).hasSize(1);
-      for (String doc : docs) {
-        assertThat(outboxOf(doc))
-            .singleElement()
-            .satisfies(
-                e -> assertThat(((Document) e).getString("eventId")).isEqualTo(kept.eventId()));
-      }
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.agentrt.toolrunner.calls;
 
 import dev.agentrt.agents.ToolCatalog;
+import dev.agentrt.platform.BulkUpdates;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Exists;
 import dev.agentrt.store.Leases;
@@ -40,12 +41,18 @@ class ToolCalls {
       List.of(ToolCallStatus.success, ToolCallStatus.failed);
 
   private final MongoTemplate mongo;
+  private final BulkUpdates updates;
   private final ToolCallProperties properties;
   private final Leases leases;
   private final Clock clock = Clock.systemUTC();
 
-  ToolCalls(MongoTemplate mongo, ToolCallProperties properties, Leases toolCallLeases) {
+  ToolCalls(
+      MongoTemplate mongo,
+      BulkUpdates updates,
+      ToolCallProperties properties,
+      Leases toolCallLeases) {
     this.mongo = mongo;
+    this.updates = updates;
     this.properties = properties;
     this.leases = toolCallLeases;
   }
@@ -166,13 +173,16 @@ class ToolCalls {
     return Optional.ofNullable(mongo.findById(toolCallId, ToolCall.class));
   }
 
-  /** The tool message is stored: the hold ends, nobody needs to look after this call any more. */
+  /**
+   * The tool message is stored: the hold ends, nobody needs to look after this call any more. In
+   * one bulk write with the other updates queued meanwhile (the ends of other calls' holds).
+   */
   void answered(String toolCallId) {
     Query held = leases.done(toolCallId);
     held.addCriteria(Criteria.where("status").in(FINISHED));
     // By collection name, as Leases writes: mapped against ToolCall, the lease's path costs
     // Spring Data a thrown and caught exception.
-    mongo.updateFirst(held, new Update().unset(ToolCall.LEASE), Collections.SUB_AGENT_TOOL_CALLS);
+    updates.update(held, new Update().unset(ToolCall.LEASE), Collections.SUB_AGENT_TOOL_CALLS);
   }
 
   static boolean finished(ToolCall call) {

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.platform.BulkUpdates;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.RunLedger;
@@ -57,7 +58,11 @@ final class Runners {
       ObservationRegistry observations,
       boolean captureContent) {
     ToolCalls calls =
-        new ToolCalls(mongo, properties, ToolCallConfiguration.toolCallLeases(mongo, lease));
+        new ToolCalls(
+            mongo,
+            new BulkUpdates(mongo),
+            properties,
+            ToolCallConfiguration.toolCallLeases(mongo, lease));
     ToolMessages messages =
         new ToolMessages(
             calls, new SubAgentConversations(mongo), new Outbox(published, mongo), CODEC);

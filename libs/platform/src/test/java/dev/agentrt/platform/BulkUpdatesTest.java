@@ -1,0 +1,166 @@
+package dev.agentrt.platform;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import java.time.DayOfWeek;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
+
+/** Updates of many callers in one bulk write per collection, on a real MongoDB-protocol server. */
+class BulkUpdatesTest {
+
+  private static MongoServer server;
+  private static MongoClient client;
+  private static MongoTemplate mongo;
+  private static final List<String> updateCommands = new CopyOnWriteArrayList<>();
+
+  @BeforeAll
+  static void start() {
+    server = new MongoServer(new MemoryBackend());
+    CommandListener counting =
+        new CommandListener() {
+          @Override
+          public void commandStarted(CommandStartedEvent event) {
+            if (event.getCommandName().equals("update")) {
+              updateCommands.add(event.getCommand().getString("update").getValue());
+            }
+          }
+        };
+    client =
+        MongoClients.create(
+            MongoClientSettings.builder()
+                .applyConnectionString(
+                    new ConnectionString("mongodb://127.0.0.1:" + server.bind().getPort()))
+                .addCommandListener(counting)
+                .build());
+    mongo = new MongoTemplate(client, "agentrt");
+  }
+
+  @AfterAll
+  static void stop() {
+    client.close();
+    server.shutdownNow();
+  }
+
+  @BeforeEach
+  void empty() {
+    mongo.getDb().drop();
+    updateCommands.clear();
+  }
+
+  /**
+   * What was queued while the writer was busy (here: before it started) goes out together: 30
+   * updates to two collections take one update command each, and each changes only its document.
+   */
+  @Test
+  void updatesQueuedTogetherTakeOneCommandPerCollection() throws Exception {
+    BulkUpdates updates = new BulkUpdates(mongo, false);
+    List<CompletableFuture<Void>> queued = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      String collection = i % 3 == 0 ? "chats" : "tasks";
+      insert(collection, "doc-" + i, new Document("n", 0));
+      queued.add(updates.queue(Filters.eq("_id", "doc-" + i), Updates.inc("n", i), collection));
+    }
+
+    updates.start();
+    CompletableFuture.allOf(queued.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+
+    assertThat(updateCommands).containsExactlyInAnyOrder("chats", "tasks");
+    for (int i = 0; i < 30; i++) {
+      String collection = i % 3 == 0 ? "chats" : "tasks";
+      assertThat(find(collection, "doc-" + i).getInteger("n")).isEqualTo(i);
+    }
+    updates.close();
+  }
+
+  /** One update's write error fails its own caller, with why; the rest of its batch is written. */
+  @Test
+  void anUpdateThatFailsFailsOnlyItsCaller() throws Exception {
+    insert("tasks", "a", new Document("n", 1));
+    insert("tasks", "b", new Document("n", "not a number"));
+    insert("tasks", "c", new Document("n", 1));
+    BulkUpdates updates = new BulkUpdates(mongo, false);
+    CompletableFuture<Void> a = updates.queue(Filters.eq("_id", "a"), Updates.inc("n", 1), "tasks");
+    CompletableFuture<Void> b = updates.queue(Filters.eq("_id", "b"), Updates.inc("n", 1), "tasks");
+    CompletableFuture<Void> c = updates.queue(Filters.eq("_id", "c"), Updates.inc("n", 1), "tasks");
+
+    updates.start();
+
+    a.get(10, TimeUnit.SECONDS);
+    c.get(10, TimeUnit.SECONDS);
+    assertThatThrownBy(() -> b.get(10, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .hasMessageContaining("update of tasks failed");
+    assertThat(find("tasks", "a").getInteger("n")).isEqualTo(2);
+    assertThat(find("tasks", "b").getString("n")).isEqualTo("not a number");
+    assertThat(find("tasks", "c").getInteger("n")).isEqualTo(2);
+    assertThat(updateCommands).as("the three in one command").hasSize(1);
+    assertThatThrownBy(() -> updates.update(Filters.eq("_id", "b"), Updates.inc("n", 1), "tasks"))
+        .as("update() waits and throws why")
+        .hasMessageContaining("update of tasks failed");
+    updates.close();
+  }
+
+  /**
+   * A query and update of Spring Data are mapped as {@code updateFirst} by collection name maps
+   * them: an enum as its name, an instant as a date; an update matching nothing changes nothing.
+   */
+  @Test
+  void springDataQueriesAndUpdatesAreMappedAsUpdateFirstMapsThem() {
+    insert("sub_agents", "s", new Document("day", "MONDAY"));
+    Instant at = Instant.parse("2026-11-25T06:00:00Z");
+    try (BulkUpdates updates = new BulkUpdates(mongo)) {
+      updates.update(
+          Query.query(
+              Criteria.where("_id").is("s").and("day").in(DayOfWeek.MONDAY, DayOfWeek.TUESDAY)),
+          new Update().set("at", at).set("day", DayOfWeek.FRIDAY),
+          "sub_agents");
+      updates.update(
+          Query.query(Criteria.where("_id").is("s").and("day").is(DayOfWeek.MONDAY)),
+          new Update().set("missed", true),
+          "sub_agents");
+    }
+
+    Document stored = find("sub_agents", "s");
+    assertThat(stored.getString("day")).isEqualTo("FRIDAY");
+    assertThat(stored.getDate("at")).isEqualTo(Date.from(at));
+    assertThat(stored).doesNotContainKey("missed");
+  }
+
+  private static void insert(String collection, String id, Document fields) {
+    Document document = new Document("_id", id);
+    document.putAll(fields);
+    mongo.getCollection(collection).insertOne(document);
+  }
+
+  private static Document find(String collection, String id) {
+    return mongo.getCollection(collection).find(Filters.eq("_id", id)).first();
+  }
+}
