@@ -159,6 +159,8 @@ class ToolCallRunner implements DisposableBean {
     if (!permits.tryAcquire()) {
       turnedAway.incrementAndGet();
       log.debug("no permit free (agentrt.tools.max-concurrent-calls): nothing claimed");
+      // A permit given back between the try and the count found no claim turned away: take it.
+      takeUpTurnedAway();
       return Optional.empty();
     }
     return claimHoldingPermit(claim);
@@ -288,24 +290,33 @@ class ToolCallRunner implements DisposableBean {
   /**
    * With a permit free and claims turned away meanwhile, claims a pending call and starts it. A
    * failed claim is left to the next freed permit, or to the sweeper.
+   *
+   * <p>Finding none pending clears the count, unless a claim was turned away while this looked (for
+   * want of the very permit this held, perhaps): then it looks again, or that call would wait for
+   * the next permit given back, or for the sweeper if none is.
    */
   private void takeUpTurnedAway() {
-    if (turnedAway.get() == 0 || executor.isShutdown() || !permits.tryAcquire()) {
-      return;
+    while (true) {
+      int seen = turnedAway.get();
+      if (seen == 0 || executor.isShutdown() || !permits.tryAcquire()) {
+        return;
+      }
+      Optional<ToolCall> next;
+      try {
+        next = claimHoldingPermit(calls::claimPending);
+      } catch (RuntimeException e) {
+        log.warn("could not take up a pending tool call: {}", e.toString());
+        return;
+      }
+      if (next.isPresent()) {
+        turnedAway.updateAndGet(n -> Math.max(0, n - 1));
+        start(next.get());
+        return;
+      }
+      if (turnedAway.compareAndSet(seen, 0)) {
+        return; // none pending: each ran here or on another runner
+      }
     }
-    Optional<ToolCall> next;
-    try {
-      next = claimHoldingPermit(calls::claimPending);
-    } catch (RuntimeException e) {
-      log.warn("could not take up a pending tool call: {}", e.toString());
-      return;
-    }
-    if (next.isEmpty()) {
-      turnedAway.set(0); // none pending: each ran here or on another runner
-      return;
-    }
-    turnedAway.updateAndGet(n -> Math.max(0, n - 1));
-    start(next.get());
   }
 
   private void runAndAnswer(ToolCall call) {

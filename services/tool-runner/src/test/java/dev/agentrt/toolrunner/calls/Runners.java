@@ -57,12 +57,36 @@ final class Runners {
       Duration lease,
       ObservationRegistry observations,
       boolean captureContent) {
-    ToolCalls calls =
-        new ToolCalls(
-            mongo,
-            new BulkUpdates(mongo),
-            properties,
-            ToolCallConfiguration.toolCallLeases(mongo, lease));
+    return runner(
+        calls(mongo, properties, lease),
+        mongo,
+        published,
+        agents,
+        properties,
+        toolbox,
+        observations,
+        captureContent);
+  }
+
+  /** The state moves of a runner's calls, as the service makes them, holding calls for a lease. */
+  static ToolCalls calls(MongoTemplate mongo, ToolCallProperties properties, Duration lease) {
+    return new ToolCalls(
+        mongo,
+        new BulkUpdates(mongo),
+        properties,
+        ToolCallConfiguration.toolCallLeases(mongo, lease));
+  }
+
+  /** A runner making its calls' state moves with {@code calls} (a test's, which it may watch). */
+  static ToolCallRunner runner(
+      ToolCalls calls,
+      MongoTemplate mongo,
+      EventPublisher published,
+      AgentCatalog agents,
+      ToolCallProperties properties,
+      Toolbox toolbox,
+      ObservationRegistry observations,
+      boolean captureContent) {
     ToolMessages messages =
         new ToolMessages(
             calls, new SubAgentConversations(mongo), new Outbox(published, mongo), CODEC);

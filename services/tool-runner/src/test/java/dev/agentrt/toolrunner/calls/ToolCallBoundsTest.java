@@ -10,6 +10,7 @@ import static org.awaitility.Awaitility.await;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.platform.BulkUpdates;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.ToolCall;
@@ -22,6 +23,7 @@ import dev.agentrt.toolrunner.tools.HttpProperties;
 import dev.agentrt.toolrunner.tools.ToolSettings;
 import dev.agentrt.toolrunner.tools.Toolbox;
 import dev.agentrt.toolrunner.tools.WebSearchProperties;
+import io.micrometer.observation.ObservationRegistry;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -33,6 +35,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -305,6 +308,77 @@ class ToolCallBoundsTest {
       assertThat(Runners.awaitAnswered(mongo, call).status()).isEqualTo(ToolCallStatus.success);
     }
     assertThat(tool.executions).hasValue(3);
+  }
+
+  /**
+   * A permit given back looks for a pending call to run while another call's claim is turned away
+   * for want of that very permit: the look finds none (the call it was given back for ran
+   * elsewhere), and the call turned away meanwhile must still run on the permit, not wait for a
+   * sweep. The look is held on latches between its query and what it concludes.
+   */
+  @Test
+  void aCallTurnedAwayWhileAFreedPermitLooksForPendingCallsRunsOnThatPermit() throws Exception {
+    ToolCallProperties one = PROPERTIES.withMaxConcurrentCalls(1);
+    CountDownLatch lookedAndFoundNone = new CountDownLatch(1);
+    CountDownLatch conclude = new CountDownLatch(1);
+    AtomicInteger looks = new AtomicInteger();
+    ToolCalls calls =
+        new ToolCalls(
+            mongo,
+            new BulkUpdates(mongo),
+            one,
+            ToolCallConfiguration.toolCallLeases(mongo, Runners.LEASE)) {
+          @Override
+          Optional<ToolCall> claimPending() {
+            Optional<ToolCall> found = super.claimPending();
+            if (looks.incrementAndGet() == 1 && found.isEmpty()) {
+              lookedAndFoundNone.countDown();
+              waitFor(conclude);
+            }
+            return found;
+          }
+        };
+    ScriptedTool tool = new ScriptedTool();
+    CountDownLatch firstRunning = new CountDownLatch(1);
+    CountDownLatch finishFirst = new CountDownLatch(1);
+    tool.whileRunning =
+        () -> {
+          if (tool.executions.get() == 1) {
+            firstRunning.countDown();
+            waitFor(finishFirst);
+          }
+        };
+    ToolCallRunner runner =
+        Runners.runner(
+            calls,
+            mongo,
+            published,
+            AGENTS,
+            one,
+            Toolbox.of(List.of(tool), one.settings()),
+            ObservationRegistry.NOOP,
+            false);
+    runners.add(runner);
+    SubAgent subAgent = stored(subAgent());
+    ToolCall first = stored(pending(subAgent, "search_docs", "{\"query\":\"first\"}"));
+    ToolCall ranElsewhere = stored(pending(subAgent, "search_docs", "{\"query\":\"else\"}"));
+    assertThat(runner.onRequested(requested(first))).isTrue();
+    assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(runner.onRequested(requested(ranElsewhere))).as("no permit").isFalse();
+    mongo.remove(reload(ranElsewhere)); // taken by another runner meanwhile
+
+    finishFirst.countDown(); // its permit, given back, looks for the call turned away
+    assertThat(lookedAndFoundNone.await(10, TimeUnit.SECONDS)).isTrue();
+    ToolCall turnedAway = stored(pending(subAgent, "search_docs", "{\"query\":\"late\"}"));
+    assertThat(runner.onRequested(requested(turnedAway)))
+        .as("the permit is held by the look")
+        .isFalse();
+    conclude.countDown();
+
+    assertThat(Runners.awaitAnswered(mongo, turnedAway).status())
+        .as("run on the permit given back, no sweep")
+        .isEqualTo(ToolCallStatus.success);
+    assertThat(tool.executions).hasValue(2);
   }
 
   @Test
