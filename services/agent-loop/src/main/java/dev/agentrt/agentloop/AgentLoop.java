@@ -419,7 +419,7 @@ class AgentLoop {
       if (withinBudget(subAgent, conversation, run, stored.get())) {
         settle(subAgent, agent, conversation, answer, problems);
       }
-      endTurn(subAgent, end, answer);
+      endTurn(end, answer);
     } catch (RuntimeException e) {
       Thread.interrupted(); // not to fail the write that lets go of the turn as well
       log.error("turn {} of sub-agent {} failed; the next sweep finishes it", seq, id, e);
@@ -624,7 +624,7 @@ class AgentLoop {
     try {
       recorder.recordCalls(subAgent, answer);
       settle(subAgent, agent, conversation, answer, schemaProblems(agent, answer));
-      endTurn(subAgent, end, answer);
+      endTurn(end, answer);
     } catch (RuntimeException e) {
       turns.release(id);
       throw e;
@@ -634,10 +634,10 @@ class AgentLoop {
   /**
    * Ends the turn whose answer is stored and carried out, with the query {@link Leases#done} gave.
    * A message that arrived during the turn (a follow-up while the model thought, a fast tool's
-   * result while the outcome was applied) found the turn taken: it is looked at now.
+   * result while the outcome was applied) found the turn taken: it is looked at now, from the
+   * sub-agent as the write that ended the turn returned it.
    */
-  private void endTurn(SubAgent subAgent, Query end, SubAgentMessage answer) {
-    end.fields().include("messageCount");
+  private void endTurn(Query end, SubAgentMessage answer) {
     // By collection name, as Leases writes: mapped against SubAgent, the lease's path costs
     // Spring Data a thrown and caught exception.
     Document ended =
@@ -648,7 +648,7 @@ class AgentLoop {
             Document.class,
             Collections.SUB_AGENTS);
     if (ended != null && ((Number) ended.get("messageCount")).longValue() > answer.seq()) {
-      wake(subAgent.id());
+      wake(mongo.getConverter().read(SubAgent.class, ended));
     }
   }
 }

@@ -327,10 +327,21 @@ class AgentLoopTest {
       five[i] = new ModelToolCall("call_" + i, "search_docs", "{\"query\":\"q" + i + "\"}");
     }
     model.callsTools(five).replies("Done with three.");
+    COMMANDS.clear();
 
     loop.wake(subAgent.id());
 
     await().until(() -> subAgent().turn() == null);
+    // The two tool messages came after the answer: the turn's end looks at the conversation again,
+    // with the sub-agent as its write returned it (the turn runs on a virtual thread).
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(COMMANDS.from(Thread::isVirtual))
+                    .containsSubsequence(
+                        "findAndModify " + Collections.SUB_AGENTS,
+                        "find " + Collections.SUB_AGENT_MESSAGES)
+                    .doesNotContain("find " + Collections.SUB_AGENTS));
     assertThat(toolCalls())
         .as("the first %d run", PROPERTIES.maxToolCallsPerTurn())
         .extracting(ToolCall::modelCallId)
