@@ -1,10 +1,14 @@
 package dev.agentrt.testing;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.event.CommandListener;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.store.StoreIndexes;
+import java.util.List;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
 /** A real MongoDB-protocol server in memory, with the store's indexes. */
@@ -14,15 +18,25 @@ public final class InMemoryMongo implements AutoCloseable {
   private final MongoClient client;
   private final MongoTemplate template;
 
-  private InMemoryMongo() {
+  private InMemoryMongo(List<CommandListener> listeners) {
     server = new MongoServer(new MemoryBackend());
-    client = MongoClients.create("mongodb://127.0.0.1:" + server.bind().getPort());
+    MongoClientSettings.Builder settings =
+        MongoClientSettings.builder()
+            .applyConnectionString(
+                new ConnectionString("mongodb://127.0.0.1:" + server.bind().getPort()));
+    listeners.forEach(settings::addCommandListener);
+    client = MongoClients.create(settings.build());
     template = new MongoTemplate(client, "agentrt");
     new StoreIndexes(template).afterPropertiesSet();
   }
 
   public static InMemoryMongo start() {
-    return new InMemoryMongo();
+    return new InMemoryMongo(List.of());
+  }
+
+  /** A server whose client tells {@code commands} what it sends (e.g. {@link MongoCommands}). */
+  public static InMemoryMongo start(CommandListener commands) {
+    return new InMemoryMongo(List.of(commands));
   }
 
   public MongoTemplate template() {

@@ -97,7 +97,7 @@ class FinalAnswers {
       throw new IllegalStateException("task " + outcome.taskId() + " is not stored");
     }
     TaskOutcome told = Reroutes.told(task, outcome);
-    return write(
+    return writeUnwritten(
         new Brief(
             id,
             outcome.chatId(),
@@ -127,11 +127,16 @@ class FinalAnswers {
 
   /** The answer of the brief, unless it is stored already. */
   ChatMessage write(Brief brief) {
+    ChatMessage written = mongo.findById(brief.answerId(), ChatMessage.class);
+    return written != null ? written : writeUnwritten(brief);
+  }
+
+  /**
+   * The answer of a brief whose answer was not found stored a moment ago; if one is stored
+   * meanwhile (another finalizer's), that one.
+   */
+  private ChatMessage writeUnwritten(Brief brief) {
     String id = brief.answerId();
-    ChatMessage written = mongo.findById(id, ChatMessage.class);
-    if (written != null) {
-      return written;
-    }
     Answer answer = fromModel(brief);
     Instant now = clock.instant();
     ChatMessageAdded added =

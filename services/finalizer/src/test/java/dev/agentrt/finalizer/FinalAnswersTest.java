@@ -11,6 +11,7 @@ import dev.agentrt.model.ModelRequest;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
@@ -18,6 +19,7 @@ import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.Usage;
 import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.InMemoryMongo;
+import dev.agentrt.testing.MongoCommands;
 import dev.agentrt.testing.ScriptedModel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -40,6 +42,8 @@ class FinalAnswersTest {
   private static final String CHAT = "chat-1";
   private static final Instant T0 = Instant.parse("2026-11-22T12:00:00Z");
 
+  private static final MongoCommands COMMANDS = new MongoCommands();
+
   private static InMemoryMongo database;
   private static MongoTemplate mongo;
 
@@ -49,7 +53,7 @@ class FinalAnswersTest {
 
   @BeforeAll
   static void startMongo() {
-    database = InMemoryMongo.start();
+    database = InMemoryMongo.start(COMMANDS);
     mongo = database.template();
   }
 
@@ -89,6 +93,20 @@ class FinalAnswersTest {
                 T0,
                 T0,
                 List.of()));
+  }
+
+  /** Whether the answer is stored already is asked once: not again after the task is read. */
+  @Test
+  void anAnswerWrittenForTheFirstTimeIsLookedForOnce() {
+    model.replies("Kafka is a distributed log.");
+    COMMANDS.clear();
+
+    answers.write(TaskOutcome.of(completed("Kafka is a distributed log.")));
+
+    assertThat(COMMANDS.from(thread -> true))
+        .as("the look for the answer, then the chat's latest messages for the model")
+        .filteredOn(("find " + Collections.CHAT_MESSAGES)::equals)
+        .hasSize(2);
   }
 
   @Test
