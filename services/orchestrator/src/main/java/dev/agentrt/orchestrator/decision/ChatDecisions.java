@@ -35,12 +35,13 @@ import org.springframework.data.mongodb.core.query.Update;
  *
  * <p>A chat's messages are decided one at a time, in the order they were stored, each seeing what
  * the one before it led to. Whoever decides a chat holds it with a lease ({@link Leases}, the
- * chat's {@code deciding} field), and decides the chat's messages that await a decision, oldest
- * first, until none is left. A message whose event finds the chat held is taken up by the holder.
- * The {@link dev.agentrt.store.LeaseSweeper} renews the holds while this instance lives, then
- * {@link #sweep} offers the chats with messages awaiting a decision: those of an orchestrator that
- * died (its hold expired) and those whose event was lost. Deciding a message twice (a hold lost to
- * a long pause) does no harm: an outcome is written once, under an id derived from the message.
+ * chat's {@code deciding} field) while it decides the oldest message awaiting a decision, then
+ * offers the chat again while one awaits. A message whose event finds the chat held is taken up
+ * after the holder lets go. The {@link dev.agentrt.store.LeaseSweeper} renews the holds while this
+ * instance lives, then {@link #sweep} offers the chats with messages awaiting a decision: those of
+ * an orchestrator that died (its hold expired) and those whose event was lost. Deciding a message
+ * twice (a hold lost to a long pause) does no harm: an outcome is written once, under an id derived
+ * from the message.
  *
  * <p>A message is marked tried ({@code decisionTried}) in the write that takes it up, before any of
  * its outcomes can be written; only a message tried before has its stored outcome looked for, so
@@ -113,10 +114,16 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
         String.class);
   }
 
+  /**
+   * Decides the chat's oldest message awaiting a decision, lets go of the chat, then offers it
+   * again if another message awaits: the next of several, or one stored while the chat was held,
+   * whose event found it held. One message per hold: asking for the next before letting go would
+   * cost a round trip for every message, and the one after letting go is needed anyway.
+   */
   private void decideAwaiting(String chatId) {
     try {
-      Taken next;
-      while ((next = takeOldestAwaiting(chatId)) != null) {
+      Taken next = takeOldestAwaiting(chatId);
+      if (next != null) {
         publish.accept(decide(next));
         mongo.updateFirst(
             Query.query(Criteria.where("_id").is(next.message().id())),
@@ -132,7 +139,6 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
       holds.release(chatId);
       return;
     }
-    // A message stored before the hold ended whose event found the chat held: take it up.
     if (oldestAwaiting(chatId) != null) {
       offer(chatId);
     }
