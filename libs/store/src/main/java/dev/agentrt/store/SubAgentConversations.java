@@ -3,6 +3,7 @@ package dev.agentrt.store;
 import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import org.bson.Document;
@@ -95,7 +96,7 @@ public class SubAgentConversations {
 
   /** {@link #appendIfAbsent(SubAgent, NewMessage, Instant)} knowing only the sub-agent's ids. */
   public Appended appendIfAbsent(SubAgentIds subAgent, NewMessage message, Instant now) {
-    OptionalLong seq = takeSeq(Criteria.where("_id").is(subAgent.subAgentId()), now);
+    OptionalLong seq = takeSeqs(Criteria.where("_id").is(subAgent.subAgentId()), 1, now);
     if (seq.isEmpty()) {
       throw new IllegalStateException("no sub-agent " + subAgent.subAgentId());
     }
@@ -111,8 +112,22 @@ public class SubAgentConversations {
    * @return the {@code seq} for {@link #insertAt}; empty when the sub-agent is not active
    */
   public OptionalLong takeSeqWhileActive(String subAgentId, Instant now) {
-    return takeSeq(
-        Criteria.where("_id").is(subAgentId).and("status").is(SubAgentStatus.active), now);
+    return takeSeqsWhileActive(subAgentId, 1, now);
+  }
+
+  /**
+   * Takes the next {@code count} places in the conversation of an active sub-agent with one write,
+   * as {@link #takeSeqWhileActive} takes one.
+   *
+   * @return the first of them, for {@link #insertAllAt}; empty when the sub-agent is not active
+   */
+  public OptionalLong takeSeqsWhileActive(String subAgentId, int count, Instant now) {
+    OptionalLong last =
+        takeSeqs(
+            Criteria.where("_id").is(subAgentId).and("status").is(SubAgentStatus.active),
+            count,
+            now);
+    return last.isEmpty() ? last : OptionalLong.of(last.getAsLong() - count + 1);
   }
 
   /**
@@ -120,22 +135,7 @@ public class SubAgentConversations {
    * id is already there, saying which happened (as {@link #appendIfAbsent} does).
    */
   public Appended insertAt(SubAgentIds subAgent, long seq, NewMessage message, Instant now) {
-    SubAgentMessage stored =
-        new SubAgentMessage(
-            message.id(),
-            subAgent.subAgentId(),
-            subAgent.taskId(),
-            subAgent.chatId(),
-            seq,
-            message.role(),
-            message.content(),
-            message.toolCalls(),
-            message.toolCallId(),
-            message.model(),
-            message.usage(),
-            message.input(),
-            now,
-            message.outbox());
+    SubAgentMessage stored = at(subAgent, seq, message, now);
     try {
       return new Appended(mongo.insert(stored), true);
     } catch (DuplicateKeyException duplicate) {
@@ -148,10 +148,53 @@ public class SubAgentConversations {
   }
 
   /**
-   * Counts one more message on the sub-agent the criteria match, and marks it as not yet looked at
-   * ({@link SubAgent#UNLOOKED_SINCE}): the counted sub-agent, or null.
+   * Inserts the messages at the places taken for them from {@code firstSeq} on ({@link
+   * #takeSeqsWhileActive}), in order, with one insert; when one was appended before (a repeated
+   * start), each is inserted unless it is there, as {@link #insertAt} does.
    */
-  private OptionalLong takeSeq(Criteria subAgent, Instant now) {
+  public List<Appended> insertAllAt(
+      SubAgentIds subAgent, long firstSeq, List<NewMessage> messages, Instant now) {
+    List<SubAgentMessage> placed = new ArrayList<>(messages.size());
+    for (int i = 0; i < messages.size(); i++) {
+      placed.add(at(subAgent, firstSeq + i, messages.get(i), now));
+    }
+    try {
+      return mongo.insert(placed, SubAgentMessage.class).stream()
+          .map(m -> new Appended(m, true))
+          .toList();
+    } catch (DuplicateKeyException appendedBefore) {
+      List<Appended> appended = new ArrayList<>(messages.size());
+      for (int i = 0; i < messages.size(); i++) {
+        appended.add(insertAt(subAgent, firstSeq + i, messages.get(i), now));
+      }
+      return appended;
+    }
+  }
+
+  private static SubAgentMessage at(
+      SubAgentIds subAgent, long seq, NewMessage message, Instant now) {
+    return new SubAgentMessage(
+        message.id(),
+        subAgent.subAgentId(),
+        subAgent.taskId(),
+        subAgent.chatId(),
+        seq,
+        message.role(),
+        message.content(),
+        message.toolCalls(),
+        message.toolCallId(),
+        message.model(),
+        message.usage(),
+        message.input(),
+        now,
+        message.outbox());
+  }
+
+  /**
+   * Counts {@code count} more messages on the sub-agent the criteria match, and marks it as not yet
+   * looked at ({@link SubAgent#UNLOOKED_SINCE}): the last place taken, or empty when none matched.
+   */
+  private OptionalLong takeSeqs(Criteria subAgent, int count, Instant now) {
     Query query = Query.query(subAgent);
     query.fields().include(MESSAGE_COUNT);
     // By collection name, not class: mapped against SubAgent, the field it does not declare
@@ -159,7 +202,7 @@ public class SubAgentConversations {
     Document counted =
         mongo.findAndModify(
             query,
-            new Update().inc(MESSAGE_COUNT, 1).set(SubAgent.UNLOOKED_SINCE, now),
+            new Update().inc(MESSAGE_COUNT, count).set(SubAgent.UNLOOKED_SINCE, now),
             FindAndModifyOptions.options().returnNew(true),
             Document.class,
             Collections.SUB_AGENTS);

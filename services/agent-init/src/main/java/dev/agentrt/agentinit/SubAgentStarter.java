@@ -102,7 +102,9 @@ class SubAgentStarter {
       cancelled.stop(created.taskId(), now);
       return;
     }
-    if (appendWhileActive(
+    String instructionId = Ids.derived(created.taskId(), "instruction");
+    Optional<SubAgentMessage> instruction =
+        appendWhileActive(
             subAgent,
             new NewMessage(
                 Ids.derived(created.taskId(), "system-prompt"),
@@ -111,14 +113,6 @@ class SubAgentStarter {
                 List.of(),
                 null,
                 List.of()),
-            now)
-        .isEmpty()) {
-      return;
-    }
-    String instructionId = Ids.derived(created.taskId(), "instruction");
-    Optional<SubAgentMessage> instruction =
-        appendWhileActive(
-            subAgent,
             new NewMessage(
                 instructionId,
                 SubAgentMessage.USER,
@@ -183,17 +177,27 @@ class SubAgentStarter {
   }
 
   /**
-   * Appends the message while the sub-agent is {@code active} (the check and the place taken are
-   * one write): a sub-agent cancelled meanwhile gets nothing the loop would answer.
+   * Appends the system prompt and the instruction while the sub-agent is {@code active} (the check
+   * and the two places taken are one write, both messages one insert): a sub-agent cancelled
+   * meanwhile gets nothing the loop would answer.
+   *
+   * @return the instruction as stored; empty when the sub-agent is no longer active
    */
   private Optional<SubAgentMessage> appendWhileActive(
-      SubAgent subAgent, NewMessage message, Instant now) {
-    OptionalLong seq = conversations.takeSeqWhileActive(subAgent.id(), now);
-    if (seq.isEmpty()) {
+      SubAgent subAgent, NewMessage systemPrompt, NewMessage instruction, Instant now) {
+    OptionalLong first = conversations.takeSeqsWhileActive(subAgent.id(), 2, now);
+    if (first.isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(
-        conversations.insertAt(SubAgentIds.of(subAgent), seq.getAsLong(), message, now).message());
+        conversations
+            .insertAllAt(
+                SubAgentIds.of(subAgent),
+                first.getAsLong(),
+                List.of(systemPrompt, instruction),
+                now)
+            .getLast()
+            .message());
   }
 
   /**

@@ -3,10 +3,6 @@ package dev.agentrt.agentinit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCreated;
@@ -15,15 +11,17 @@ import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatLimits;
+import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RunLedger;
-import dev.agentrt.store.StoreIndexes;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.testing.InMemoryMongo;
+import dev.agentrt.testing.MongoCommands;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -63,9 +61,10 @@ class SubAgentStarterTest {
                   .getBytes(StandardCharsets.UTF_8)),
           "test agents");
 
+  private static final MongoCommands COMMANDS = new MongoCommands();
+
   private static EmbeddedKafkaKraftBroker kafka;
-  private static MongoServer mongoServer;
-  private static MongoClient mongoClient;
+  private static InMemoryMongo database;
   private static MongoTemplate mongo;
   private static SubAgentStarter starter;
 
@@ -73,10 +72,8 @@ class SubAgentStarterTest {
   static void startInfrastructure() {
     kafka = new EmbeddedKafkaKraftBroker(1, 1, Topics.TASKS, Topics.SUB_AGENT_MESSAGES);
     kafka.afterPropertiesSet();
-    mongoServer = new MongoServer(new MemoryBackend());
-    mongoClient = MongoClients.create("mongodb://127.0.0.1:" + mongoServer.bind().getPort());
-    mongo = new MongoTemplate(mongoClient, "agentrt");
-    new StoreIndexes(mongo).afterPropertiesSet();
+    database = InMemoryMongo.start(COMMANDS);
+    mongo = database.template();
     KafkaTemplate<String, byte[]> template =
         new KafkaTemplate<>(
             new DefaultKafkaProducerFactory<>(
@@ -97,8 +94,7 @@ class SubAgentStarterTest {
 
   @AfterAll
   static void stopInfrastructure() {
-    mongoClient.close();
-    mongoServer.shutdownNow();
+    database.close();
     kafka.destroy();
   }
 
@@ -128,6 +124,45 @@ class SubAgentStarterTest {
                     .getLast()
                     .outbox()
                     .isEmpty());
+  }
+
+  /** The two first messages take their places with one write and are stored with one insert. */
+  @Test
+  void theSystemPromptAndTheInstructionTakeOneWriteForTheirPlacesAndOneInsert() {
+    TaskCreated created = created(storedTask(null, null));
+    Thread test = Thread.currentThread();
+    COMMANDS.clear();
+
+    starter.start(created);
+
+    List<String> sent = COMMANDS.from(t -> t == test);
+    assertThat(sent).filteredOn(("findAndModify " + Collections.SUB_AGENTS)::equals).hasSize(1);
+    assertThat(sent).filteredOn(("insert " + Collections.SUB_AGENT_MESSAGES)::equals).hasSize(1);
+    assertThat(new SubAgentConversations(mongo).messages(subAgentOf(created).id()))
+        .extracting(SubAgentMessage::role, SubAgentMessage::seq)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(SubAgentMessage.SYSTEM, 1L),
+            org.assertj.core.groups.Tuple.tuple(SubAgentMessage.USER, 2L));
+  }
+
+  /**
+   * A start cut short after the system prompt was stored (the worker died) is completed by the
+   * event's redelivery: the instruction follows the prompt, and neither is there twice.
+   */
+  @Test
+  void aStartCutShortAfterTheSystemPromptIsCompletedOnce() {
+    TaskCreated created = created(storedTask(null, null));
+    starter.start(created);
+    SubAgent subAgent = subAgentOf(created);
+    mongo.remove(
+        Query.query(Criteria.where("_id").is(Ids.derived(created.taskId(), "instruction"))),
+        SubAgentMessage.class);
+
+    starter.start(created);
+
+    assertThat(new SubAgentConversations(mongo).messages(subAgent.id()))
+        .extracting(SubAgentMessage::role)
+        .containsExactly(SubAgentMessage.SYSTEM, SubAgentMessage.USER);
   }
 
   @Test
