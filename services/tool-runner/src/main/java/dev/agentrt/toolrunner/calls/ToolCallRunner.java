@@ -22,8 +22,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,7 +34,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -55,12 +56,12 @@ import org.springframework.stereotype.Component;
  * and the call ends {@code failed} with {@code cancelled}, without a retry.
  *
  * <p>Bounded: a call is claimed only while one of {@code agentrt.tools.max-concurrent-calls}
- * permits is free, so no claimed call waits for one; otherwise it stays {@code pending}, and each
- * permit given back takes up a pending call while some were turned away ({@link
- * #takeUpTurnedAway}): a burst queues in MongoDB and runs as fast as the bound lets it, not one
- * sweep at a time. The sweeper remains the backstop (a call turned away here, then taken by
- * nobody). A transient failure of an idempotent tool is tried again ({@link ToolRetries}); a result
- * is cut to {@code agentrt.tools.max-result-size} ({@link ResultSizeCap}).
+ * permits is free, so no claimed call waits for one; otherwise it stays {@code pending}, its id is
+ * queued here, and each permit given back claims the next call queued ({@link #takeUpTurnedAway}):
+ * a burst runs as fast as the bound lets it, in the order it came, not one sweep at a time. The
+ * sweeper remains the backstop (a call whose runner stopped before it took the call up). A
+ * transient failure of an idempotent tool is tried again ({@link ToolRetries}); a result is cut to
+ * {@code agentrt.tools.max-result-size} ({@link ResultSizeCap}).
  */
 @Component
 class ToolCallRunner implements DisposableBean {
@@ -89,10 +90,11 @@ class ToolCallRunner implements DisposableBean {
   private final boolean captureContent;
 
   /**
-   * Claims turned away for want of a permit since a freed permit last found no pending call: while
-   * it is above zero, every permit given back takes up a pending call.
+   * The calls whose claim found no permit free, oldest first: each permit given back claims the
+   * next. By id, so that the calls taken up are the ones turned away (taking any pending call
+   * instead took calls whose own event was still coming, and left some turned away for the sweep).
    */
-  private final AtomicInteger turnedAway = new AtomicInteger();
+  private final Queue<String> turnedAway = new ConcurrentLinkedQueue<>();
 
   /** Calls held here whose task was cancelled: their worker ends them {@code cancelled}. */
   private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
@@ -138,14 +140,22 @@ class ToolCallRunner implements DisposableBean {
    * Claims the requested call and starts it in the background.
    *
    * @return whether this runner took the call; {@code false} when someone else has it, it is done,
-   *     it is not this service's to run (redelivery, a racing copy), or no permit is free (the
-   *     sweeper claims it later)
+   *     it is not this service's to run (redelivery, a racing copy), or no permit is free (it is
+   *     queued: a permit given back claims it)
    */
   boolean onRequested(ToolCallRequested requested) {
     if (ToolCalls.HANDLED_ELSEWHERE.contains(requested.name())) {
       return false;
     }
-    Optional<ToolCall> claimed = claimWithPermit(() -> calls.claim(requested.toolCallId()));
+    String id = requested.toolCallId();
+    if (!permits.tryAcquire()) {
+      turnedAway.add(id);
+      log.debug("no permit free (agentrt.tools.max-concurrent-calls): {} queued", id);
+      // A permit given back between the try and the queueing found nothing queued: take it.
+      takeUpTurnedAway();
+      return false;
+    }
+    Optional<ToolCall> claimed = claimHoldingPermit(() -> calls.claim(id));
     claimed.ifPresent(this::start);
     return claimed.isPresent();
   }
@@ -157,10 +167,7 @@ class ToolCallRunner implements DisposableBean {
    */
   Optional<ToolCall> claimWithPermit(Supplier<Optional<ToolCall>> claim) {
     if (!permits.tryAcquire()) {
-      turnedAway.incrementAndGet();
       log.debug("no permit free (agentrt.tools.max-concurrent-calls): nothing claimed");
-      // A permit given back between the try and the count found no claim turned away: take it.
-      takeUpTurnedAway();
       return Optional.empty();
     }
     return claimHoldingPermit(claim);
@@ -172,11 +179,11 @@ class ToolCallRunner implements DisposableBean {
     try {
       claimed = claim.get();
     } catch (RuntimeException e) {
-      permits.release();
+      givePermitBack();
       throw e;
     }
     if (claimed.isEmpty()) {
-      permits.release();
+      givePermitBack();
     }
     return claimed;
   }
@@ -277,44 +284,47 @@ class ToolCallRunner implements DisposableBean {
               leases.abandon(call.id());
             }
             if (withPermit) {
-              permits.release();
-              takeUpTurnedAway();
+              givePermitBack();
             }
           }
         });
     if (!handedOver.get() && withPermit) {
-      permits.release(); // stopping (the hold was let go of), or the hold was lost meanwhile
+      givePermitBack(); // stopping (the hold was let go of), or the hold was lost meanwhile
     }
   }
 
+  /** Gives a permit back, and with it runs the next call turned away for want of one, if any. */
+  private void givePermitBack() {
+    permits.release();
+    takeUpTurnedAway();
+  }
+
   /**
-   * With a permit free and claims turned away meanwhile, claims a pending call and starts it. A
-   * failed claim is left to the next freed permit, or to the sweeper.
-   *
-   * <p>Finding none pending clears the count, unless a claim was turned away while this looked (for
-   * want of the very permit this held, perhaps): then it looks again, or that call would wait for
-   * the next permit given back, or for the sweeper if none is.
+   * While calls are queued and a permit is free, claims the next queued call and starts it; a call
+   * claimed meanwhile elsewhere (the sweeper, another runner) is skipped. Looking again after
+   * giving a permit back covers a call queued while this held it. A claim that fails leaves its
+   * call queued for the next permit given back.
    */
   private void takeUpTurnedAway() {
-    while (true) {
-      int seen = turnedAway.get();
-      if (seen == 0 || executor.isShutdown() || !permits.tryAcquire()) {
-        return;
-      }
-      Optional<ToolCall> next;
+    while (!turnedAway.isEmpty() && !executor.isShutdown() && permits.tryAcquire()) {
+      Optional<ToolCall> next = Optional.empty();
+      String id = null;
       try {
-        next = claimHoldingPermit(calls::claimPending);
+        while (next.isEmpty() && (id = turnedAway.poll()) != null) {
+          next = calls.claim(id);
+        }
       } catch (RuntimeException e) {
-        log.warn("could not take up a pending tool call: {}", e.toString());
+        permits.release();
+        if (id != null) {
+          turnedAway.add(id);
+        }
+        log.warn("could not take up tool call {}: {}", id, e.toString());
         return;
       }
-      if (next.isPresent()) {
-        turnedAway.updateAndGet(n -> Math.max(0, n - 1));
+      if (next.isEmpty()) {
+        permits.release();
+      } else {
         start(next.get());
-        return;
-      }
-      if (turnedAway.compareAndSet(seen, 0)) {
-        return; // none pending: each ran here or on another runner
       }
     }
   }

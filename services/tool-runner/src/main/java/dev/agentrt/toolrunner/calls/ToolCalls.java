@@ -69,15 +69,6 @@ class ToolCalls {
   }
 
   /**
-   * Any pending call of this service's, now running and held here: one whose event found no permit
-   * free ({@link ToolCallRunner}), taken up as soon as a permit is.
-   */
-  Optional<ToolCall> claimPending() {
-    return leases.takeAny(
-        ours().and("status").is(ToolCallStatus.pending), running(), ToolCall.class);
-  }
-
-  /**
    * A pending call older than {@code unclaimedAfter}, now running and held here: its event was
    * lost, never handled, or handled before the call was recorded (the agent loop records a turn's
    * calls after its answer).

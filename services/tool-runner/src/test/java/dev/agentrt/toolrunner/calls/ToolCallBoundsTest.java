@@ -311,17 +311,22 @@ class ToolCallBoundsTest {
   }
 
   /**
-   * A permit given back looks for a pending call to run while another call's claim is turned away
-   * for want of that very permit: the look finds none (the call it was given back for ran
-   * elsewhere), and the call turned away meanwhile must still run on the permit, not wait for a
-   * sweep. The look is held on latches between its query and what it concludes.
+   * A permit given back takes up the calls turned away for want of one, and only those: a call
+   * turned away whose claim finds it taken meanwhile (by another runner) is skipped, and a call
+   * turned away while the permit's holder was looking, for want of that very permit, still runs on
+   * it, not at a sweep. The look is held on latches between the skipped claim and what follows.
    */
   @Test
-  void aCallTurnedAwayWhileAFreedPermitLooksForPendingCallsRunsOnThatPermit() throws Exception {
+  void aCallTurnedAwayWhileAFreedPermitTakesUpOthersRunsOnThatPermit() throws Exception {
     ToolCallProperties one = PROPERTIES.withMaxConcurrentCalls(1);
-    CountDownLatch lookedAndFoundNone = new CountDownLatch(1);
-    CountDownLatch conclude = new CountDownLatch(1);
-    AtomicInteger looks = new AtomicInteger();
+    SubAgent subAgent = stored(subAgent());
+    ToolCall first = stored(pending(subAgent, "search_docs", "{\"query\":\"first\"}"));
+    // Stored before the others: a take-up of any pending call would find it first.
+    ToolCall notTurnedAway = stored(pending(subAgent, "search_docs", "{\"query\":\"own\"}"));
+    ToolCall ranElsewhere = stored(pending(subAgent, "search_docs", "{\"query\":\"else\"}"));
+    ToolCall late = stored(pending(subAgent, "search_docs", "{\"query\":\"late\"}"));
+    CountDownLatch skipped = new CountDownLatch(1);
+    CountDownLatch goOn = new CountDownLatch(1);
     ToolCalls calls =
         new ToolCalls(
             mongo,
@@ -329,13 +334,13 @@ class ToolCallBoundsTest {
             one,
             ToolCallConfiguration.toolCallLeases(mongo, Runners.LEASE)) {
           @Override
-          Optional<ToolCall> claimPending() {
-            Optional<ToolCall> found = super.claimPending();
-            if (looks.incrementAndGet() == 1 && found.isEmpty()) {
-              lookedAndFoundNone.countDown();
-              waitFor(conclude);
+          Optional<ToolCall> claim(String toolCallId) {
+            Optional<ToolCall> claimed = super.claim(toolCallId);
+            if (toolCallId.equals(ranElsewhere.id())) {
+              skipped.countDown();
+              waitFor(goOn);
             }
-            return found;
+            return claimed;
           }
         };
     ScriptedTool tool = new ScriptedTool();
@@ -359,26 +364,25 @@ class ToolCallBoundsTest {
             ObservationRegistry.NOOP,
             false);
     runners.add(runner);
-    SubAgent subAgent = stored(subAgent());
-    ToolCall first = stored(pending(subAgent, "search_docs", "{\"query\":\"first\"}"));
-    ToolCall ranElsewhere = stored(pending(subAgent, "search_docs", "{\"query\":\"else\"}"));
     assertThat(runner.onRequested(requested(first))).isTrue();
     assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
     assertThat(runner.onRequested(requested(ranElsewhere))).as("no permit").isFalse();
     mongo.remove(reload(ranElsewhere)); // taken by another runner meanwhile
 
-    finishFirst.countDown(); // its permit, given back, looks for the call turned away
-    assertThat(lookedAndFoundNone.await(10, TimeUnit.SECONDS)).isTrue();
-    ToolCall turnedAway = stored(pending(subAgent, "search_docs", "{\"query\":\"late\"}"));
-    assertThat(runner.onRequested(requested(turnedAway)))
-        .as("the permit is held by the look")
+    finishFirst.countDown(); // its permit, given back, takes up the call turned away
+    assertThat(skipped.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(runner.onRequested(requested(late)))
+        .as("the permit is held by the take-up")
         .isFalse();
-    conclude.countDown();
+    goOn.countDown();
 
-    assertThat(Runners.awaitAnswered(mongo, turnedAway).status())
+    assertThat(Runners.awaitAnswered(mongo, late).status())
         .as("run on the permit given back, no sweep")
         .isEqualTo(ToolCallStatus.success);
     assertThat(tool.executions).hasValue(2);
+    assertThat(reload(notTurnedAway).status())
+        .as("a pending call whose own event is still to come is left to it")
+        .isEqualTo(ToolCallStatus.pending);
   }
 
   @Test
