@@ -29,6 +29,10 @@ if (($(scripts/java-major "$JAVA") >= 23)); then
   JVM_OPTS+=(--sun-misc-unsafe-memory-access=allow)
   export MAVEN_OPTS="${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}"
 fi
+if (($(scripts/java-major "$JAVA") >= 25)); then
+  # 4 bytes fewer per object (JEP 519): Kafka's and MongoDB's heap and class metadata.
+  JVM_OPTS+=(-XX:+UseCompactObjectHeaders)
+fi
 
 if ! { wants_help "$@" && [[ -f "$LAUNCHER" ]]; } && scripts/needs-build "${JARS[@]}"; then
   echo "building…"

@@ -48,18 +48,31 @@ public final class ServiceProcess implements AutoCloseable {
   /** The one service people call; it decides where it listens itself (docs/security.md). */
   private static final String ORCHESTRATOR = "orchestrator";
 
-  private static final List<String> FAST_START_OPTIONS =
-      List.of(
-          "-XX:TieredStopAtLevel=1",
-          "-XX:+UseSerialGC",
-          "-Xms16m",
-          "-XX:MinHeapFreeRatio=10",
-          "-XX:MaxHeapFreeRatio=30");
+  private static final List<String> FAST_START_OPTIONS = fastStartOptions();
   private static final Duration GRACE = Duration.ofSeconds(15);
   private static final Duration POLL_INTERVAL = Duration.ofMillis(250);
   private static final int TAIL_LINES = 30;
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+  /**
+   * The fast-start flags; on JDK 25 and later also compact object headers (JEP 519), which take 4
+   * bytes off every object: some of each service's heap and class metadata.
+   */
+  private static List<String> fastStartOptions() {
+    List<String> options =
+        new ArrayList<>(
+            List.of(
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Xms16m",
+                "-XX:MinHeapFreeRatio=10",
+                "-XX:MaxHeapFreeRatio=30"));
+    if (Runtime.version().feature() >= 25) {
+      options.add("-XX:+UseCompactObjectHeaders");
+    }
+    return List.copyOf(options);
+  }
 
   private final String name;
   private final int httpPort;
