@@ -62,6 +62,10 @@ public class UsageCounter {
    */
   public long addToRun(
       String taskId, @Nullable String model, TurnUsage tokens, boolean firstOfRun) {
+    return runTokens(taskId, runUpdate(model, tokens, firstOfRun));
+  }
+
+  private static Update runUpdate(@Nullable String model, TurnUsage tokens, boolean firstOfRun) {
     Update update = sums(model, tokens, 1);
     long total = tokens.promptTokens() + tokens.completionTokens();
     if (firstOfRun) {
@@ -69,7 +73,20 @@ public class UsageCounter {
     } else {
       update.inc(Task.RUN_TOKENS, total);
     }
-    return runTokens(taskId, update);
+    return update;
+  }
+
+  /**
+   * {@link #addToRun} for a task whose run has no turns but its own sub-agent's (it started no
+   * child task): its caller has the run's sum from the conversation, so nothing is read back, and
+   * the write goes in one bulk write with the other updates queued meanwhile.
+   */
+  public void addToOwnRun(
+      String taskId, @Nullable String model, TurnUsage tokens, boolean firstOfRun) {
+    updates.update(
+        Query.query(Criteria.where("_id").is(taskId)),
+        runUpdate(model, tokens, firstOfRun),
+        Collections.TASKS);
   }
 
   /**

@@ -405,7 +405,8 @@ class AgentLoop {
               modelName,
               request.input(),
               tool -> tools.needsApproval(agent, tool),
-              step == 1);
+              step == 1,
+              conversation.delegated());
       if (stored.isEmpty()) {
         log.info(
             "sub-agent {} stopped (cancelled, or failed by a limit) during its turn; the answer is dropped",

@@ -48,6 +48,13 @@ record ConversationState(List<SubAgentMessage> messages) {
         .toList();
   }
 
+  /** The sub-agent started a child task at some turn ({@code message_agent}). */
+  boolean delegated() {
+    return messages.stream()
+        .flatMap(m -> m.toolCalls().stream())
+        .anyMatch(Delegations::isDelegation);
+  }
+
   /** A call of the last answer still waits for a person's approval (it has no result yet). */
   boolean awaitsApproval() {
     return pendingToolCalls().stream().anyMatch(RequestedToolCall::gated);

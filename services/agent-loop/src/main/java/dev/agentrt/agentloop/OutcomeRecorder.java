@@ -98,15 +98,18 @@ class OutcomeRecorder {
    * other worker: only calls a stored message asked for are ever recorded, so none runs that no
    * message asked for. The write that inserts the message adds its tokens to the sums of the task
    * and the chat, and to its tree's run: the task's own write counts it for a task the orchestrator
-   * started (no extra round trip); a child's turn adds one write, to its root's run. The
-   * sub-agent's sums are its answers' ({@link dev.agentrt.store.Usage#summed}). Storing the same
-   * answer again finds it stored and counts nothing.
+   * started (no extra round trip); a child's turn adds one write, to its root's run. A task that
+   * started no child task has no other turns in its run than its own, whose sum its conversation
+   * gives: its write reads nothing back and goes in a bulk write with others. The sub-agent's sums
+   * are its answers' ({@link dev.agentrt.store.Usage#summed}). Storing the same answer again finds
+   * it stored and counts nothing.
    *
    * @param model the model asked (null: the default model)
    * @param input what the turn was given, kept on the answer for a replay
    * @param needsApproval which tools' calls wait for a person's approval: they are marked so in the
    *     stored answer, and no {@code ToolCallRequested} is published for them
    * @param firstOfRun the answer is the run's first turn: the run's token sum restarts from it
+   * @param delegated the sub-agent started a child task before this turn ({@code message_agent})
    * @return the stored answer (this one, or the one stored before); empty when the sub-agent is no
    *     longer active
    */
@@ -117,7 +120,8 @@ class OutcomeRecorder {
       @Nullable String model,
       TurnInput input,
       Predicate<String> needsApproval,
-      boolean firstOfRun) {
+      boolean firstOfRun,
+      boolean delegated) {
     Instant now = clock.instant();
     OptionalLong seq = conversations.takeSeqWhileActive(subAgent.id(), now);
     if (seq.isEmpty()) {
@@ -165,7 +169,9 @@ class OutcomeRecorder {
     long runTokens = 0;
     if (stored.inserted()) {
       String root = subAgent.settings() == null ? null : subAgent.settings().rootTaskId();
-      if (root == null) {
+      if (root == null && !delegated) {
+        usage.addToOwnRun(subAgent.taskId(), model, tokens, firstOfRun);
+      } else if (root == null) {
         runTokens = usage.addToRun(subAgent.taskId(), model, tokens, firstOfRun);
       } else {
         usage.add(Task.class, subAgent.taskId(), model, tokens, 1);
@@ -179,7 +185,8 @@ class OutcomeRecorder {
   /**
    * A stored answer and the tokens of its tree's run (see {@link Task#RUN_TOKENS}) after it: those
    * of the task's own run for a task the orchestrator started, of its root's run for a child; 0
-   * when this answer was stored before (it counted then).
+   * when this answer was stored before (it counted then), or when the run is the task's turns alone
+   * (its conversation's sum is the run's).
    */
   record StoredAnswer(SubAgentMessage answer, long runTokens) {}
 

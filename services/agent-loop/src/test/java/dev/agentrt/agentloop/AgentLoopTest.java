@@ -922,6 +922,30 @@ class AgentLoopTest {
     assertThat(toolCalls()).hasSize(1);
   }
 
+  /**
+   * A task that started no child task has no turns in its run but its own: the run's tokens are its
+   * conversation's, so its turns write them without reading them back (an update in a bulk write,
+   * not a findAndModify). The budget counts them from the conversation: {@link
+   * #aRunWarnsAtNinetyPercentOfItsTokensAndFailsWhenTheyAreUsedUp}.
+   */
+  @Test
+  void theRunOfATaskWithoutChildrenIsCountedWithoutReadingItBack() {
+    model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"));
+    COMMANDS.clear();
+    loop.wake(subAgent.id());
+    await().until(() -> subAgent().turn() == null);
+    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+    model.replies("Kafka is a log.");
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(runTokens()).as("two turns of 10 + 10 tokens").isEqualTo(40);
+    assertThat(COMMANDS.from(Thread::isVirtual))
+        .doesNotContain("findAndModify " + Collections.TASKS)
+        .contains("update " + Collections.TASKS);
+  }
+
   @Test
   void eachStoredTurnsTokensAreOnItsMessageAndSummedOnTheSubAgentTheTaskAndTheChat() {
     model
@@ -995,6 +1019,7 @@ class AgentLoopTest {
             null,
             AgentLoopTest.INPUT,
             tool -> false,
+            false,
             false);
 
     assertThat(again)
@@ -1025,6 +1050,7 @@ class AgentLoopTest {
             null,
             AgentLoopTest.INPUT,
             tool -> false,
+            false,
             false);
 
     assertThat(late).isEmpty();
