@@ -1,0 +1,89 @@
+package dev.agentrt.toolrunner.calls;
+
+import dev.agentrt.store.RunEvent;
+import dev.agentrt.store.RunLedger;
+import dev.agentrt.store.ToolCall;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@code tool_call_start} of a call being run, stamped with the moment the tool started. A tool
+ * that ends within {@link #SHOWN_AFTER} has it recorded with its result ({@link #withResult}): one
+ * position in the chat's ledger taken for both, one insert. A slower tool has it recorded on its
+ * own once that time has passed ({@link #alone}), so a person watching sees it start; its result
+ * then follows it. Either way the start comes first in the ledger, and is there once.
+ */
+final class ToolStartEvent {
+
+  /** How long a tool runs before its start is shown on its own. */
+  static final Duration SHOWN_AFTER = Duration.ofMillis(50);
+
+  /**
+   * How long a result waits for its start's own record (the ledger gives up on an insert at 10 s).
+   */
+  private static final Duration START_WAIT = Duration.ofSeconds(15);
+
+  private final RunLedger ledger;
+  private final ToolCall call;
+  private final RunLedger.Step start;
+  private final AtomicBoolean taken = new AtomicBoolean();
+  private final CompletableFuture<Void> recorded = new CompletableFuture<>();
+
+  ToolStartEvent(RunLedger ledger, ToolCall call, Instant startedAt) {
+    this.ledger = ledger;
+    this.call = call;
+    this.start =
+        step(
+            call,
+            RunEvent.TOOL_CALL_START,
+            startedAt,
+            RunLedger.toolCall(call.id(), call.stepId(), call.name(), call.arguments()));
+  }
+
+  /** Records the start on its own, unless it was recorded (or is being recorded) already. */
+  void alone() {
+    if (taken.compareAndSet(false, true)) {
+      try {
+        ledger.append(call.chatId(), List.of(start));
+      } finally {
+        recorded.complete(null);
+      }
+    }
+  }
+
+  /**
+   * Records the call's result after its start: both together if the start is not recorded yet; else
+   * once the start's own record is done.
+   */
+  void withResult(Map<String, Object> data) {
+    RunLedger.Step result = step(call, RunEvent.TOOL_CALL_RESULT, null, data);
+    if (taken.compareAndSet(false, true)) {
+      ledger.append(call.chatId(), List.of(start, result));
+      recorded.complete(null);
+      return;
+    }
+    try {
+      recorded.get(START_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // the start was not recorded in time: the result goes on its own all the same
+    }
+    ledger.append(call.chatId(), List.of(result));
+  }
+
+  /** A run event of this call (agent unknown here: null); its time now when {@code at} is null. */
+  static RunLedger.Step step(
+      ToolCall call, String type, @Nullable Instant at, Map<String, Object> data) {
+    return new RunLedger.Step(
+        type + "/" + call.id(), type, at, call.taskId(), call.subAgentId(), null, data);
+  }
+}
