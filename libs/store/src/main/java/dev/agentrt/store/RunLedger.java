@@ -171,6 +171,7 @@ public class RunLedger implements AutoCloseable {
    * out together.
    */
   public void append(String chatId, List<Step> steps) {
+    String keys = steps.stream().map(Step::key).toList().toString();
     try {
       Document chat =
           mongo
@@ -182,7 +183,7 @@ public class RunLedger implements AutoCloseable {
                       .projection(new Document(SEQ_FIELD, 1))
                       .returnDocument(ReturnDocument.AFTER));
       if (chat == null) {
-        log.warn("run events {} of unknown chat {} not recorded", keys(steps), chatId);
+        log.warn("run events {} of unknown chat {} not recorded", keys, chatId);
         return;
       }
       long first = ((Number) chat.get(SEQ_FIELD)).longValue() - steps.size() + 1;
@@ -214,15 +215,10 @@ public class RunLedger implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      log.warn("run events {} of chat {} not recorded: interrupted", keys(steps), chatId);
+      log.warn("run events {} of chat {} not recorded: interrupted", keys, chatId);
     } catch (ExecutionException | TimeoutException | RuntimeException e) {
-      log.warn("run events {} of chat {} not recorded: {}", keys(steps), chatId, e.toString());
+      log.warn("run events {} of chat {} not recorded: {}", keys, chatId, e.toString());
     }
-  }
-
-  /** The steps' keys, for a log line. */
-  private static List<String> keys(List<Step> steps) {
-    return steps.stream().map(Step::key).toList();
   }
 
   /** The step's data, with the configuration's version on a {@code run_start}. */
