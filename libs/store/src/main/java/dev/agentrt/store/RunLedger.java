@@ -14,12 +14,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -149,86 +147,50 @@ public class RunLedger implements AutoCloseable {
       @Nullable String subAgentId,
       @Nullable String agent,
       Map<String, Object> data) {
-    append(chatId, List.of(new Step(key, type, null, taskId, subAgentId, agent, data)));
-  }
-
-  /**
-   * A step to record: what {@link #append(String, String, String, String, String, String, Map)}
-   * takes, and when it happened (null: now, as it is recorded).
-   */
-  public record Step(
-      String key,
-      String type,
-      @Nullable Instant at,
-      @Nullable String taskId,
-      @Nullable String subAgentId,
-      @Nullable String agent,
-      Map<String, Object> data) {}
-
-  /**
-   * Records steps of one chat that happened one after the other, in that order, each unless its key
-   * is in the ledger already: their positions are taken with one {@code $inc}, and their inserts go
-   * out together.
-   */
-  public void append(String chatId, List<Step> steps) {
-    String keys = steps.stream().map(Step::key).toList().toString();
     try {
       Document chat =
           mongo
               .getCollection(Collections.CHATS)
               .findOneAndUpdate(
                   new Document("_id", chatId),
-                  new Document("$inc", new Document(SEQ_FIELD, (long) steps.size())),
+                  new Document("$inc", new Document(SEQ_FIELD, 1L)),
                   new FindOneAndUpdateOptions()
                       .projection(new Document(SEQ_FIELD, 1))
                       .returnDocument(ReturnDocument.AFTER));
       if (chat == null) {
-        log.warn("run events {} of unknown chat {} not recorded", keys, chatId);
+        log.warn("run event {} of unknown chat {} not recorded", key, chatId);
         return;
       }
-      long first = ((Number) chat.get(SEQ_FIELD)).longValue() - steps.size() + 1;
-      Instant now = clock.instant();
-      List<CompletableFuture<Inserted>> written = new ArrayList<>(steps.size());
-      for (int i = 0; i < steps.size(); i++) {
-        Step step = steps.get(i);
-        written.add(
-            inserts.submit(
-                new RunEvent(
-                    chatId + "/" + step.key(),
-                    chatId,
-                    first + i,
-                    step.type(),
-                    step.at() == null ? now : step.at(),
-                    step.taskId(),
-                    step.subAgentId(),
-                    step.agent(),
-                    stamped(step))));
+      long seq = ((Number) chat.get(SEQ_FIELD)).longValue();
+      if (RunEvent.RUN_START.equals(type) && config != null) {
+        Map<String, Object> stamped = new LinkedHashMap<>(data);
+        stamped.put("configVersion", config.value());
+        data = java.util.Collections.unmodifiableMap(stamped);
       }
-      CompletableFuture.allOf(written.toArray(CompletableFuture[]::new))
-          .get(INSERT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      for (int i = 0; i < steps.size(); i++) {
-        // DUPLICATE: the same step, recorded again; the ledger has it once.
-        Step step = steps.get(i);
-        if (written.get(i).join() == Inserted.NEW && RunEvent.RUN_END.equals(step.type())) {
-          countEnded(step.agent(), step.data());
-        }
+      Inserted inserted =
+          inserts
+              .submit(
+                  new RunEvent(
+                      chatId + "/" + key,
+                      chatId,
+                      seq,
+                      type,
+                      clock.instant(),
+                      taskId,
+                      subAgentId,
+                      agent,
+                      data))
+              .get(INSERT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      // DUPLICATE: the same step, recorded again; the ledger has it once.
+      if (inserted == Inserted.NEW && RunEvent.RUN_END.equals(type)) {
+        countEnded(agent, data);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      log.warn("run events {} of chat {} not recorded: interrupted", keys, chatId);
+      log.warn("run event {} of chat {} not recorded: interrupted", key, chatId);
     } catch (ExecutionException | TimeoutException | RuntimeException e) {
-      log.warn("run events {} of chat {} not recorded: {}", keys, chatId, e.toString());
+      log.warn("run event {} of chat {} not recorded: {}", key, chatId, e.toString());
     }
-  }
-
-  /** The step's data, with the configuration's version on a {@code run_start}. */
-  private Map<String, Object> stamped(Step step) {
-    if (!RunEvent.RUN_START.equals(step.type()) || config == null) {
-      return step.data();
-    }
-    Map<String, Object> stamped = new LinkedHashMap<>(step.data());
-    stamped.put("configVersion", config.value());
-    return java.util.Collections.unmodifiableMap(stamped);
   }
 
   /** What the insert of an event came to. */
