@@ -8,8 +8,10 @@ import { el, agentName, formatLatency } from './view.js';
 export function bars(events) {
   const starts = new Map();
   const out = [];
+  // A bar starts at its start event, or as long before its end event as the end says it took,
+  // whichever is earlier: a quick tool's start is recorded with its result, at the same moment.
   const done = (key, kind, label, endAt, latencyMs) => {
-    const start = starts.get(key) ?? endAt - (latencyMs ?? 0);
+    const start = Math.min(starts.get(key) ?? endAt, endAt - (latencyMs ?? 0));
     starts.delete(key);
     out.push({ kind, label, start, end: Math.max(endAt, start) });
   };

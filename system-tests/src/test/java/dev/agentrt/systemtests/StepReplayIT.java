@@ -54,15 +54,19 @@ class StepReplayIT {
     assertThat(stepId).isNotBlank();
     assertThat(firstStepEnd.getInteger("turn")).isEqualTo(1);
     assertThat(first(ledger, "step_start").getString("stepId")).isEqualTo(stepId);
-    Document toolStart = first(ledger, "tool_call_start");
+    // The turn's two calls run side by side: the ledger has each call's start before its result,
+    // not one call's start before the other's.
+    int start = position(ledger, "tool_call_start", "Kafka");
+    Document toolStart = ledger.get(start).get("data", Document.class);
     assertThat(toolStart.getString("stepId")).as("the turn that asked for it").isEqualTo(stepId);
     assertThat(toolStart.getString("toolName"))
         .isEqualTo(toolStart.getString("tool"))
         .isEqualTo("search_docs");
-    assertThat(toolStart.getString("toolInput"))
-        .isEqualTo(toolStart.getString("arguments"))
-        .contains("Kafka");
-    assertThat(first(ledger, "tool_call_result").getString("toolName")).isEqualTo("search_docs");
+    assertThat(toolStart.getString("toolInput")).isEqualTo(toolStart.getString("arguments"));
+    int result = position(ledger, "tool_call_result", toolStart.getString("toolCallId"));
+    assertThat(result).as("the call's result after its start").isGreaterThan(start);
+    assertThat(ledger.get(result).get("data", Document.class).getString("toolName"))
+        .isEqualTo("search_docs");
   }
 
   @Test
@@ -130,6 +134,18 @@ class StepReplayIT {
         .findFirst()
         .map(e -> e.get("data", Document.class))
         .orElseThrow(() -> new AssertionError("no " + type + " in the ledger"));
+  }
+
+  /** Where in the ledger the first event of this type is whose data mentions {@code text}. */
+  private static int position(List<Document> ledger, String type, String text) {
+    for (int i = 0; i < ledger.size(); i++) {
+      Document event = ledger.get(i);
+      if (event.getString("type").equals(type)
+          && event.get("data", Document.class).toJson().contains(text)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no " + type + " with " + text + " in the ledger");
   }
 
   private static List<Document> ledger(String chatId) {

@@ -14,10 +14,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -147,50 +149,91 @@ public class RunLedger implements AutoCloseable {
       @Nullable String subAgentId,
       @Nullable String agent,
       Map<String, Object> data) {
+    append(chatId, List.of(new Step(key, type, taskId, subAgentId, agent, data)));
+  }
+
+  /**
+   * A step to record: what {@link #append(String, String, String, String, String, String, Map)}
+   * takes.
+   */
+  public record Step(
+      String key,
+      String type,
+      @Nullable String taskId,
+      @Nullable String subAgentId,
+      @Nullable String agent,
+      Map<String, Object> data) {}
+
+  /**
+   * Records steps of one chat that happened one after the other, in that order, each unless its key
+   * is in the ledger already: their positions are taken with one {@code $inc}, and their inserts go
+   * out together. Each is stamped with the moment its position was taken, as a single step is: a
+   * reader that finds a position missing before an event judges by that event's time how long the
+   * position has been taken (see the orchestrator's event stream).
+   */
+  public void append(String chatId, List<Step> steps) {
     try {
       Document chat =
           mongo
               .getCollection(Collections.CHATS)
               .findOneAndUpdate(
                   new Document("_id", chatId),
-                  new Document("$inc", new Document(SEQ_FIELD, 1L)),
+                  new Document("$inc", new Document(SEQ_FIELD, (long) steps.size())),
                   new FindOneAndUpdateOptions()
                       .projection(new Document(SEQ_FIELD, 1))
                       .returnDocument(ReturnDocument.AFTER));
       if (chat == null) {
-        log.warn("run event {} of unknown chat {} not recorded", key, chatId);
+        log.warn("run events {} of unknown chat {} not recorded", keys(steps), chatId);
         return;
       }
-      long seq = ((Number) chat.get(SEQ_FIELD)).longValue();
-      if (RunEvent.RUN_START.equals(type) && config != null) {
-        Map<String, Object> stamped = new LinkedHashMap<>(data);
-        stamped.put("configVersion", config.value());
-        data = java.util.Collections.unmodifiableMap(stamped);
+      long first = ((Number) chat.get(SEQ_FIELD)).longValue() - steps.size() + 1;
+      Instant now = clock.instant();
+      List<CompletableFuture<Inserted>> written = new ArrayList<>(steps.size());
+      for (int i = 0; i < steps.size(); i++) {
+        Step step = steps.get(i);
+        written.add(
+            inserts.submit(
+                new RunEvent(
+                    chatId + "/" + step.key(),
+                    chatId,
+                    first + i,
+                    step.type(),
+                    now,
+                    step.taskId(),
+                    step.subAgentId(),
+                    step.agent(),
+                    stamped(step))));
       }
-      Inserted inserted =
-          inserts
-              .submit(
-                  new RunEvent(
-                      chatId + "/" + key,
-                      chatId,
-                      seq,
-                      type,
-                      clock.instant(),
-                      taskId,
-                      subAgentId,
-                      agent,
-                      data))
-              .get(INSERT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      // DUPLICATE: the same step, recorded again; the ledger has it once.
-      if (inserted == Inserted.NEW && RunEvent.RUN_END.equals(type)) {
-        countEnded(agent, data);
+      CompletableFuture.allOf(written.toArray(CompletableFuture[]::new))
+          .get(INSERT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      for (int i = 0; i < steps.size(); i++) {
+        // DUPLICATE: the same step, recorded again; the ledger has it once.
+        Step step = steps.get(i);
+        if (written.get(i).join() == Inserted.NEW && RunEvent.RUN_END.equals(step.type())) {
+          countEnded(step.agent(), step.data());
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      log.warn("run event {} of chat {} not recorded: interrupted", key, chatId);
+      log.warn("run events {} of chat {} not recorded: interrupted", keys(steps), chatId);
     } catch (ExecutionException | TimeoutException | RuntimeException e) {
-      log.warn("run event {} of chat {} not recorded: {}", key, chatId, e.toString());
+      log.warn("run events {} of chat {} not recorded: {}", keys(steps), chatId, e.toString());
     }
+  }
+
+  /** The steps' keys, for a log line. */
+  private static List<String> keys(List<Step> steps) {
+    return steps.stream().map(Step::key).toList();
+  }
+
+  /** The step's data, with the configuration's version on a {@code run_start}. */
+  private Map<String, Object> stamped(Step step) {
+    if (!RunEvent.RUN_START.equals(step.type()) || config == null) {
+      return step.data();
+    }
+    Map<String, Object> stamped = new LinkedHashMap<>(step.data());
+    stamped.put("configVersion", config.value());
+    return java.util.Collections.unmodifiableMap(stamped);
   }
 
   /** What the insert of an event came to. */

@@ -21,6 +21,10 @@ import org.springframework.util.unit.DataSize;
  *     fits a MongoDB document and a model's context
  * @param maxConcurrentCalls tool calls this runner executes at once; more stay {@code pending}
  * @param retry how transient failures of idempotent tools are retried
+ * @param startShownAfter how long a tool runs before its {@code tool_call_start} is recorded on its
+ *     own, so a person watching sees it run; a tool that ends sooner has its start recorded with
+ *     its result (one position in the chat's ledger taken for both); 0 records every start as its
+ *     tool starts
  */
 @ConfigurationProperties("agentrt.tools")
 public record ToolCallProperties(
@@ -29,7 +33,8 @@ public record ToolCallProperties(
     Map<String, ToolSettings.Override> overrides,
     @DefaultValue("256KB") DataSize maxResultSize,
     @DefaultValue("64") int maxConcurrentCalls,
-    @DefaultValue Retry retry) {
+    @DefaultValue Retry retry,
+    @DefaultValue("50ms") Duration startShownAfter) {
 
   /**
    * {@code agentrt.tools.retry.*}: a transient failure (timeout, connection error, a 5xx, an MCP
@@ -67,6 +72,11 @@ public record ToolCallProperties(
   public ToolCallProperties {
     overrides = overrides == null ? Map.of() : Map.copyOf(overrides);
     retry = retry == null ? Retry.DEFAULTS : retry;
+    startShownAfter = startShownAfter == null ? Duration.ofMillis(50) : startShownAfter;
+    if (startShownAfter.isNegative()) {
+      throw new IllegalArgumentException(
+          "agentrt.tools.start-shown-after must not be negative, not " + startShownAfter);
+    }
     if (maxResultSize.toBytes() < 1024) {
       throw new IllegalArgumentException(
           "agentrt.tools.max-result-size must be at least 1KB, not " + maxResultSize);
@@ -83,21 +93,40 @@ public record ToolCallProperties(
 
   public ToolCallProperties(
       Duration timeout, Duration unclaimedAfter, Map<String, ToolSettings.Override> overrides) {
-    this(timeout, unclaimedAfter, overrides, DataSize.ofKilobytes(256), 64, Retry.DEFAULTS);
+    this(
+        timeout,
+        unclaimedAfter,
+        overrides,
+        DataSize.ofKilobytes(256),
+        64,
+        Retry.DEFAULTS,
+        Duration.ofMillis(50));
   }
 
   public ToolCallProperties withMaxResultSize(DataSize size) {
     return new ToolCallProperties(
-        timeout, unclaimedAfter, overrides, size, maxConcurrentCalls, retry);
+        timeout, unclaimedAfter, overrides, size, maxConcurrentCalls, retry, startShownAfter);
   }
 
   public ToolCallProperties withMaxConcurrentCalls(int calls) {
-    return new ToolCallProperties(timeout, unclaimedAfter, overrides, maxResultSize, calls, retry);
+    return new ToolCallProperties(
+        timeout, unclaimedAfter, overrides, maxResultSize, calls, retry, startShownAfter);
   }
 
   public ToolCallProperties withRetry(Retry policy) {
     return new ToolCallProperties(
-        timeout, unclaimedAfter, overrides, maxResultSize, maxConcurrentCalls, policy);
+        timeout,
+        unclaimedAfter,
+        overrides,
+        maxResultSize,
+        maxConcurrentCalls,
+        policy,
+        startShownAfter);
+  }
+
+  public ToolCallProperties withStartShownAfter(Duration after) {
+    return new ToolCallProperties(
+        timeout, unclaimedAfter, overrides, maxResultSize, maxConcurrentCalls, retry, after);
   }
 
   public ToolSettings settings() {

@@ -30,6 +30,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -77,7 +80,14 @@ class ToolCallRunner implements DisposableBean {
   private final Toolbox toolbox;
   private final AgentCatalog agents;
   private final Duration defaultTimeout;
+  private final Duration startShownAfter;
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+
+  /** Shows the start of a tool still running after {@link #startShownAfter}. */
+  private final ScheduledExecutorService startTimers =
+      Executors.newSingleThreadScheduledExecutor(
+          Thread.ofPlatform().daemon(true).name("tool-start-timer").factory());
+
   private final Counter executions;
   private final RunLedger ledger;
   private final Semaphore permits;
@@ -118,6 +128,7 @@ class ToolCallRunner implements DisposableBean {
     this.toolbox = toolbox;
     this.agents = agents;
     this.defaultTimeout = properties.timeout();
+    this.startShownAfter = properties.startShownAfter();
     this.permits = new Semaphore(properties.maxConcurrentCalls());
     this.retries = new ToolRetries(properties.retry());
     this.cap = new ResultSizeCap(properties.maxResultSize().toBytes());
@@ -336,13 +347,11 @@ class ToolCallRunner implements DisposableBean {
       return;
     }
     long started = System.nanoTime();
+    ToolStartEvent start = new ToolStartEvent(ledger, call);
+    ScheduledFuture<?> shown = showLater(start);
     ToolOutcome outcome = null;
     RuntimeException failure = null;
     try {
-      recordEvent(
-          call,
-          RunEvent.TOOL_CALL_START,
-          RunLedger.toolCall(call.id(), call.stepId(), call.name(), call.arguments()));
       Observation span = GenAi.executeTool(observations, call.name(), call.id(), call.chatId());
       outcome =
           span.observe(
@@ -366,10 +375,38 @@ class ToolCallRunner implements DisposableBean {
       }
     }
     if (outcome == null) {
-      unfinished(call, failure);
+      unfinished(call, failure); // its start is shown when its timer fires
       return;
     }
-    recordAndAnswer(call, outcome, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    if (shown != null) {
+      shown.cancel(false);
+    }
+    recordAndAnswer(
+        call, outcome, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), start);
+  }
+
+  /**
+   * Has the start shown on its own, on a worker, once the tool has run for {@link #startShownAfter}
+   * (at once, here, when that is 0); unless the result takes it first.
+   */
+  private @Nullable ScheduledFuture<?> showLater(ToolStartEvent start) {
+    if (startShownAfter.isZero()) {
+      start.alone();
+      return null;
+    }
+    Runnable onAWorker =
+        () -> {
+          try {
+            executor.execute(start::alone);
+          } catch (RejectedExecutionException stopping) {
+            // the service stops: the call is run again elsewhere, and shown there
+          }
+        };
+    try {
+      return startTimers.schedule(onAWorker, startShownAfter.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException stopping) {
+      return null; // the service stops: the result, if it comes, brings the start with it
+    }
   }
 
   private static ToolOutcome.Failure cancelledOutcome(ToolCall call) {
@@ -378,13 +415,20 @@ class ToolCallRunner implements DisposableBean {
   }
 
   private void recordAndAnswer(ToolCall call, ToolOutcome result, long latencyMs) {
+    recordAndAnswer(call, result, latencyMs, null);
+  }
+
+  /**
+   * Records the outcome, its run event (with the call's start, when {@code start} is given and not
+   * shown yet), and answers the call with its tool message.
+   */
+  private void recordAndAnswer(
+      ToolCall call, ToolOutcome result, long latencyMs, @Nullable ToolStartEvent start) {
     ToolOutcome outcome = cap.apply(result);
     try {
       Optional<ToolCall> stored = calls.record(call.id(), outcome, latencyMs);
       if (stored.isPresent()) {
-        recordEvent(
-            call,
-            RunEvent.TOOL_CALL_RESULT,
+        Map<String, Object> data =
             RunLedger.data(
                 "toolCallId",
                 call.id(),
@@ -401,7 +445,13 @@ class ToolCallRunner implements DisposableBean {
                 "errorType",
                 outcome instanceof ToolOutcome.Failure f ? f.errorType().name() : null,
                 "latencyMs",
-                latencyMs));
+                latencyMs);
+        if (start == null) {
+          ledger.append(
+              call.chatId(), List.of(ToolStartEvent.step(call, RunEvent.TOOL_CALL_RESULT, data)));
+        } else {
+          start.withResult(data);
+        }
       }
       log.info(
           "tool call {} ({}) {} in {} ms{}",
@@ -422,12 +472,6 @@ class ToolCallRunner implements DisposableBean {
         call.id(),
         call.name(),
         e.toString());
-  }
-
-  /** Appends a run event of this call to its chat's ledger (agent unknown here: null). */
-  private void recordEvent(ToolCall call, String type, Map<String, Object> data) {
-    ledger.append(
-        call.chatId(), type + "/" + call.id(), type, call.taskId(), call.subAgentId(), null, data);
   }
 
   private ToolOutcome execute(ToolCall call) {
@@ -490,6 +534,7 @@ class ToolCallRunner implements DisposableBean {
    */
   @Override
   public void destroy() {
+    startTimers.shutdownNow();
     executor.shutdownNow();
     try {
       executor.awaitTermination(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);

@@ -9,6 +9,8 @@ import static dev.agentrt.toolrunner.calls.ToolCallFixtures.requested;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.subAgent;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.unclaimed;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
@@ -20,8 +22,11 @@ import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.events.Topics;
+import dev.agentrt.store.Chat;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.RunEvent;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.StoreIndexes;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
@@ -242,6 +247,64 @@ class ToolCallRunnerTest {
                 SubAgentMessage.TOOL));
     assertThat(published.entries.getFirst().topic()).isEqualTo(Topics.SUB_AGENT_MESSAGES);
     assertThat(published.entries.getFirst().key()).isEqualTo(subAgent.id());
+  }
+
+  /**
+   * A tool that ends before its start is shown has its start recorded with its result: one position
+   * taken in the chat's ledger for both, the start first, both stamped as recorded (the result's
+   * latency says how long the tool ran).
+   */
+  @Test
+  void aQuickToolsStartIsRecordedWithItsResultInOneTakeOfPositions() {
+    runner = runner(PROPERTIES.withStartShownAfter(Duration.ofMinutes(1)));
+    SubAgent subAgent = stored(subAgent());
+    mongo.insert(new Chat(subAgent.chatId(), "t", Instant.now()));
+    ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"));
+    COMMANDS.clear();
+
+    runner.onRequested(requested(call));
+    awaitAnswered(call);
+
+    List<RunEvent> events = new RunLedger(mongo).after(subAgent.chatId(), 0, 10);
+    assertThat(events)
+        .extracting(RunEvent::type, RunEvent::seq)
+        .containsExactly(tuple(RunEvent.TOOL_CALL_START, 1L), tuple(RunEvent.TOOL_CALL_RESULT, 2L));
+    assertThat(events.getFirst().at()).isEqualTo(events.getLast().at());
+    assertThat(COMMANDS.from(Thread::isVirtual))
+        .filteredOn(("findAndModify " + Collections.CHATS)::equals)
+        .hasSize(1);
+  }
+
+  /**
+   * A tool still running after a moment (50 ms by default; 0: at once) has its start shown on its
+   * own, its result after it.
+   */
+  @Test
+  void aSlowToolsStartIsShownWhileItRunsAndItsResultFollows() {
+    for (Duration shownAfter : List.of(PROPERTIES.startShownAfter(), Duration.ZERO)) {
+      ToolCallRunner shows = runner(PROPERTIES.withStartShownAfter(shownAfter));
+      SubAgent subAgent = stored(subAgent());
+      mongo.insert(new Chat(subAgent.chatId(), "t", Instant.now()));
+      ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"));
+      tool.release = new CountDownLatch(1);
+      RunLedger ledger = new RunLedger(mongo);
+
+      shows.onRequested(requested(call));
+
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> ledger.after(subAgent.chatId(), 0, 10),
+              events -> events.stream().anyMatch(e -> e.type().equals(RunEvent.TOOL_CALL_START)));
+      assertThat(reload(call).status()).as("still running").isEqualTo(ToolCallStatus.running);
+      tool.release.countDown();
+      awaitAnswered(call);
+      assertThat(ledger.after(subAgent.chatId(), 0, 10))
+          .as("shown after %s", shownAfter)
+          .extracting(RunEvent::type)
+          .containsExactly(RunEvent.TOOL_CALL_START, RunEvent.TOOL_CALL_RESULT);
+    }
+    assertThat(tool.executions).hasValue(2);
   }
 
   @Test
