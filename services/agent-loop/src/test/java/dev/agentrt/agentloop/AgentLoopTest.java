@@ -455,7 +455,10 @@ class AgentLoopTest {
 
     loop.wake(subAgent.id());
 
-    await().until(() -> task().status() == TaskStatus.failed);
+    // The worker's last write ends the turn: the failure is finished by then.
+    await()
+        .until(
+            () -> task().status() == TaskStatus.failed && !storedSubAgent().containsKey("turn"));
     assertThat(model.requests()).hasSize(3);
     assertThat(task().error()).contains("503");
     assertThat(task().failureReason()).as("stored with the failure").isEqualTo("model_error");
