@@ -11,7 +11,8 @@ import java.util.function.Function;
  * Writes the items of many callers together: a group commit. Its one writer takes everything
  * queued, writes it with one call of {@code write}, and meanwhile the next items queue up; so at
  * low load each item is written at once, and under load one write carries many (up to {@code
- * maxBatch}) and the round trips per item fall as load rises. No item waits for a timer.
+ * maxBatch} submissions) and the round trips per item fall as load rises. No item waits for a
+ * timer.
  *
  * <p>Each caller gets a future of its own item's result; a write that throws fails the futures of
  * its batch. {@link #close} writes what was queued before it.
@@ -21,12 +22,13 @@ import java.util.function.Function;
  */
 public final class GroupCommit<T, R> implements AutoCloseable {
 
-  private record Queued<T, R>(T item, CompletableFuture<R> result) {}
+  /** Items handed in together, and the future of what the write says of each. */
+  private record Queued<T, R>(List<T> items, CompletableFuture<List<R>> results) {}
 
   private final Function<List<T>, List<R>> write;
   private final int maxBatch;
   private final BlockingQueue<Queued<T, R>> queue = new LinkedBlockingQueue<>();
-  private final Queued<T, R> close = new Queued<>(null, new CompletableFuture<>());
+  private final Queued<T, R> close = new Queued<>(List.of(), new CompletableFuture<>());
   private final Thread writer;
   private volatile boolean closed;
 
@@ -62,13 +64,21 @@ public final class GroupCommit<T, R> implements AutoCloseable {
    * at once.
    */
   public CompletableFuture<R> submit(T item) {
+    return submitAll(List.of(item)).thenApply(List::getFirst);
+  }
+
+  /**
+   * Queues items that go out in the same batch; the future completes once it is written, with what
+   * the write says of each, in order. After {@link #close} it fails at once.
+   */
+  public CompletableFuture<List<R>> submitAll(List<T> items) {
     if (closed) {
       return CompletableFuture.failedFuture(
           new IllegalStateException(writer.getName() + " closed"));
     }
-    Queued<T, R> queued = new Queued<>(item, new CompletableFuture<>());
+    Queued<T, R> queued = new Queued<>(List.copyOf(items), new CompletableFuture<>());
     queue.add(queued);
-    return queued.result();
+    return queued.results();
   }
 
   private void writeAll() {
@@ -96,12 +106,15 @@ public final class GroupCommit<T, R> implements AutoCloseable {
       return;
     }
     try {
-      List<R> results = write.apply(batch.stream().map(Queued::item).toList());
-      for (int i = 0; i < batch.size(); i++) {
-        batch.get(i).result().complete(results.get(i));
+      List<R> results = write.apply(batch.stream().flatMap(q -> q.items().stream()).toList());
+      int from = 0;
+      for (Queued<T, R> queued : batch) {
+        int to = from + queued.items().size();
+        queued.results().complete(new ArrayList<>(results.subList(from, to))); // may hold nulls
+        from = to;
       }
     } catch (RuntimeException e) {
-      batch.forEach(q -> q.result().completeExceptionally(e));
+      batch.forEach(q -> q.results().completeExceptionally(e));
     }
   }
 

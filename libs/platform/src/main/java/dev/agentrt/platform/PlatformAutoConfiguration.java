@@ -81,15 +81,15 @@ public class PlatformAutoConfiguration {
     return new EventPublisher(template, name);
   }
 
-  /** The writes of many callers that need nothing back, one bulk write per collection. */
+  /** Single-document writes of many callers, one bulk write per collection. */
   @Bean
-  BulkUpdates bulkUpdates(MongoTemplate mongo) {
-    return new BulkUpdates(mongo);
+  BulkWrites bulkWrites(MongoTemplate mongo) {
+    return new BulkWrites(mongo);
   }
 
   @Bean
-  Outbox outbox(EventPublisher publisher, MongoTemplate mongo, BulkUpdates updates) {
-    return new Outbox(publisher, mongo, updates);
+  Outbox outbox(EventPublisher publisher, MongoTemplate mongo, BulkWrites writes) {
+    return new Outbox(publisher, mongo, writes);
   }
 
   @Bean

@@ -73,6 +73,36 @@ class GroupCommitTest {
     assertThat(results).allMatch(CompletableFuture::isDone);
   }
 
+  /**
+   * Items submitted together are never split between writes, and each submission gets what the
+   * write said of its own items, in order: with at most two submissions a write, 3 + 2 items go out
+   * in the first write and the last submission in the next.
+   */
+  @Test
+  void itemsSubmittedTogetherGoOutInOneWrite() throws Exception {
+    List<List<Integer>> writes = new CopyOnWriteArrayList<>();
+    GroupCommit<Integer, Integer> commit =
+        new GroupCommit<>(
+            "test-writer",
+            2,
+            batch -> {
+              writes.add(batch);
+              return batch.stream().map(i -> i * 10).toList();
+            },
+            false);
+    CompletableFuture<List<Integer>> three = commit.submitAll(List.of(1, 2, 3));
+    CompletableFuture<List<Integer>> two = commit.submitAll(List.of(4, 5));
+    CompletableFuture<Integer> one = commit.submit(6);
+
+    commit.start();
+    commit.close();
+
+    assertThat(writes).containsExactly(List.of(1, 2, 3, 4, 5), List.of(6));
+    assertThat(three.get(10, TimeUnit.SECONDS)).containsExactly(10, 20, 30);
+    assertThat(two.get(10, TimeUnit.SECONDS)).containsExactly(40, 50);
+    assertThat(one.get(10, TimeUnit.SECONDS)).isEqualTo(60);
+  }
+
   @Test
   void aWriteThatThrowsFailsItsBatchAndTheWriterGoesOn() throws Exception {
     try (GroupCommit<Integer, Integer> commit =

@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -166,10 +165,10 @@ public class RunLedger implements AutoCloseable {
 
   /**
    * Records steps of one chat that happened one after the other, in that order, each unless its key
-   * is in the ledger already: their positions are taken with one {@code $inc}, and their inserts go
-   * out together. Each is stamped with the moment its position was taken, as a single step is: a
-   * reader that finds a position missing before an event judges by that event's time how long the
-   * position has been taken (see the orchestrator's event stream).
+   * is in the ledger already: their positions are taken with one {@code $inc}, and they are
+   * inserted in the same command. Each is stamped with the moment its position was taken, as a
+   * single step is: a reader that finds a position missing before an event judges by that event's
+   * time how long the position has been taken (see the orchestrator's event stream).
    */
   public void append(String chatId, List<Step> steps) {
     try {
@@ -188,28 +187,27 @@ public class RunLedger implements AutoCloseable {
       }
       long first = ((Number) chat.get(SEQ_FIELD)).longValue() - steps.size() + 1;
       Instant now = clock.instant();
-      List<CompletableFuture<Inserted>> written = new ArrayList<>(steps.size());
+      List<RunEvent> events = new ArrayList<>(steps.size());
       for (int i = 0; i < steps.size(); i++) {
         Step step = steps.get(i);
-        written.add(
-            inserts.submit(
-                new RunEvent(
-                    chatId + "/" + step.key(),
-                    chatId,
-                    first + i,
-                    step.type(),
-                    now,
-                    step.taskId(),
-                    step.subAgentId(),
-                    step.agent(),
-                    stamped(step))));
+        events.add(
+            new RunEvent(
+                chatId + "/" + step.key(),
+                chatId,
+                first + i,
+                step.type(),
+                now,
+                step.taskId(),
+                step.subAgentId(),
+                step.agent(),
+                stamped(step)));
       }
-      CompletableFuture.allOf(written.toArray(CompletableFuture[]::new))
-          .get(INSERT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      List<Inserted> written =
+          inserts.submitAll(events).get(INSERT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       for (int i = 0; i < steps.size(); i++) {
         // DUPLICATE: the same step, recorded again; the ledger has it once.
         Step step = steps.get(i);
-        if (written.get(i).join() == Inserted.NEW && RunEvent.RUN_END.equals(step.type())) {
+        if (written.get(i) == Inserted.NEW && RunEvent.RUN_END.equals(step.type())) {
           countEnded(step.agent(), step.data());
         }
       }

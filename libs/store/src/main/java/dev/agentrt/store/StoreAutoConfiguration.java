@@ -1,6 +1,6 @@
 package dev.agentrt.store;
 
-import dev.agentrt.platform.BulkUpdates;
+import dev.agentrt.platform.BulkWrites;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -29,8 +29,8 @@ public class StoreAutoConfiguration {
   }
 
   @Bean
-  SubAgentConversations subAgentConversations(MongoTemplate mongo) {
-    return new SubAgentConversations(mongo);
+  SubAgentConversations subAgentConversations(MongoTemplate mongo, BulkWrites writes) {
+    return new SubAgentConversations(mongo, writes);
   }
 
   @Bean
@@ -43,7 +43,7 @@ public class StoreAutoConfiguration {
   }
 
   @Bean
-  UsageCounter usageCounter(MongoTemplate mongo, BulkUpdates updates) {
-    return new UsageCounter(mongo, updates);
+  UsageCounter usageCounter(MongoTemplate mongo, BulkWrites writes) {
+    return new UsageCounter(mongo, writes);
   }
 }

@@ -1,6 +1,7 @@
 package dev.agentrt.store;
 
 import dev.agentrt.events.SubAgentMessageAdded;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,9 +27,18 @@ public class SubAgentConversations {
   private static final String MESSAGE_COUNT = "messageCount";
 
   private final MongoTemplate mongo;
+  private final BulkWrites writes;
 
   public SubAgentConversations(MongoTemplate mongo) {
+    this(mongo, new BulkWrites(mongo));
+  }
+
+  /**
+   * Conversations whose messages are inserted with the writes of other callers ({@code writes}).
+   */
+  public SubAgentConversations(MongoTemplate mongo, BulkWrites writes) {
     this.mongo = mongo;
+    this.writes = writes;
   }
 
   /**
@@ -132,12 +142,14 @@ public class SubAgentConversations {
 
   /**
    * Inserts the message at a place taken for it ({@link #takeSeqWhileActive}) unless one with its
-   * id is already there, saying which happened (as {@link #appendIfAbsent} does).
+   * id is already there, saying which happened (as {@link #appendIfAbsent} does). The insert goes
+   * out with those of other sub-agents made at the same time ({@link BulkWrites}).
    */
   public Appended insertAt(SubAgentIds subAgent, long seq, NewMessage message, Instant now) {
     SubAgentMessage stored = at(subAgent, seq, message, now);
     try {
-      return new Appended(mongo.insert(stored), true);
+      writes.insert(stored);
+      return new Appended(stored, true);
     } catch (DuplicateKeyException duplicate) {
       SubAgentMessage appendedBefore = mongo.findById(message.id(), SubAgentMessage.class);
       if (appendedBefore == null) {

@@ -1,6 +1,6 @@
 package dev.agentrt.store;
 
-import dev.agentrt.platform.BulkUpdates;
+import dev.agentrt.platform.BulkWrites;
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.FindAndModifyOptions;
@@ -21,15 +21,15 @@ public class UsageCounter {
   static final String DEFAULT_MODEL_KEY = "(default)";
 
   private final MongoTemplate mongo;
-  private final BulkUpdates updates;
+  private final BulkWrites updates;
 
   /** A counter whose sums are added in bulk writes of its own. */
   public UsageCounter(MongoTemplate mongo) {
-    this(mongo, new BulkUpdates(mongo));
+    this(mongo, new BulkWrites(mongo));
   }
 
   /** A counter whose sums are added in the service's bulk writes, with its other updates. */
-  public UsageCounter(MongoTemplate mongo, BulkUpdates updates) {
+  public UsageCounter(MongoTemplate mongo, BulkWrites updates) {
     this.mongo = mongo;
     this.updates = updates;
   }
@@ -37,7 +37,7 @@ public class UsageCounter {
   /**
    * Adds {@code turns} model turns that used these tokens, asked of {@code model} (null: the
    * default model), to the document's sums, in one bulk write with the other updates queued
-   * meanwhile ({@link BulkUpdates}); returns once it is written. Nothing happens when the document
+   * meanwhile ({@link BulkWrites}); returns once it is written. Nothing happens when the document
    * does not exist.
    */
   public void add(

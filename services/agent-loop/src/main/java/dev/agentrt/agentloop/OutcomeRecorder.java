@@ -8,6 +8,7 @@ import dev.agentrt.events.TaskFailed;
 import dev.agentrt.events.TaskWaiting;
 import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.model.ModelReply;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
@@ -38,6 +39,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
@@ -60,6 +62,7 @@ import org.springframework.stereotype.Component;
 class OutcomeRecorder {
 
   private final MongoTemplate mongo;
+  private final BulkWrites writes;
   private final SubAgentConversations conversations;
   private final Outbox outbox;
   private final EventCodec codec;
@@ -71,6 +74,7 @@ class OutcomeRecorder {
 
   OutcomeRecorder(
       MongoTemplate mongo,
+      BulkWrites writes,
       SubAgentConversations conversations,
       Outbox outbox,
       EventCodec codec,
@@ -79,6 +83,7 @@ class OutcomeRecorder {
       Delegations delegations,
       AgentLoopProperties properties) {
     this.mongo = mongo;
+    this.writes = writes;
     this.conversations = conversations;
     this.outbox = outbox;
     this.codec = codec;
@@ -590,22 +595,16 @@ class OutcomeRecorder {
   }
 
   /**
-   * Inserts the calls in one command; if some were recorded before (the answer's calls recorded
-   * again, after a worker died among them), each of the others.
+   * Inserts the calls, each unless it was recorded before (the answer's calls recorded again, after
+   * a worker died among them), with the writes of other turns made at the same time ({@link
+   * BulkWrites}): one command carries them, and under load the calls of other turns too.
    */
   private void insertOnce(List<ToolCall> toolCalls) {
-    if (toolCalls.isEmpty()) {
-      return;
-    }
-    try {
-      mongo.insert(toolCalls, ToolCall.class);
-    } catch (DuplicateKeyException recordedBefore) {
-      for (ToolCall toolCall : toolCalls) {
-        try {
-          mongo.insert(toolCall);
-        } catch (DuplicateKeyException alreadyThere) {
-          // recorded before: the call is already there
-        }
+    for (CompletableFuture<Void> insert : writes.queueInserts(toolCalls)) {
+      try {
+        BulkWrites.await(insert);
+      } catch (DuplicateKeyException recordedBefore) {
+        // the call is already there
       }
     }
   }

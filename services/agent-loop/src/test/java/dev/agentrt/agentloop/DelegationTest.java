@@ -10,6 +10,7 @@ import dev.agentrt.events.Topics;
 import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelToolCall;
 import dev.agentrt.model.ToolSpec;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.Chat;
@@ -132,6 +133,7 @@ class DelegationTest {
     recorder =
         new OutcomeRecorder(
             mongo,
+            new BulkWrites(mongo),
             conversations,
             outbox,
             new EventCodec(),

@@ -8,6 +8,7 @@ import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.Topics;
 import dev.agentrt.model.ModelException;
 import dev.agentrt.model.ModelReply;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.Ids;
@@ -362,6 +363,7 @@ class TurnLeasesTest {
             new ModelCaller(model, properties, new SimpleMeterRegistry()),
             new OutcomeRecorder(
                 mongo,
+                new BulkWrites(mongo),
                 conversations,
                 outbox,
                 new EventCodec(),

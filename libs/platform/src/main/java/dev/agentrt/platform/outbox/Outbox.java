@@ -2,7 +2,7 @@ package dev.agentrt.platform.outbox;
 
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
-import dev.agentrt.platform.BulkUpdates;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.messaging.EventPublisher;
 import java.time.Duration;
 import java.util.List;
@@ -32,7 +32,7 @@ public class Outbox {
 
   private final EventPublisher publisher;
   private final MongoTemplate mongo;
-  private final @Nullable BulkUpdates removals;
+  private final @Nullable BulkWrites removals;
 
   /** An outbox that removes published entries with a write of its own. */
   public Outbox(EventPublisher publisher, MongoTemplate mongo) {
@@ -43,7 +43,7 @@ public class Outbox {
    * An outbox that removes published entries in the same bulk write as other documents' updates
    * queued meanwhile (null: with a write of its own).
    */
-  public Outbox(EventPublisher publisher, MongoTemplate mongo, @Nullable BulkUpdates removals) {
+  public Outbox(EventPublisher publisher, MongoTemplate mongo, @Nullable BulkWrites removals) {
     this.publisher = publisher;
     this.mongo = mongo;
     this.removals = removals;

@@ -10,7 +10,7 @@ import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.Event;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.Topics;
-import dev.agentrt.platform.BulkUpdates;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.messaging.DeadLetters;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.messaging.IncomingEvents;
@@ -89,10 +89,10 @@ class OutboxTest {
   }
 
   @Test
-  void withBulkUpdatesTheOutboxIsEmptyWhenPublishReturns() {
+  void withBulkWritesTheOutboxIsEmptyWhenPublishReturns() {
     Event event = added(Instant.now());
     String docId = storeWithOutbox(event);
-    try (BulkUpdates updates = new BulkUpdates(mongo)) {
+    try (BulkWrites updates = new BulkWrites(mongo)) {
       new Outbox(publisher, mongo, updates)
           .publish(COLLECTION, docId, List.of(OutboxEntry.of(event, CODEC)));
 

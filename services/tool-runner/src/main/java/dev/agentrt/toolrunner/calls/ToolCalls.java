@@ -1,7 +1,7 @@
 package dev.agentrt.toolrunner.calls;
 
 import dev.agentrt.agents.ToolCatalog;
-import dev.agentrt.platform.BulkUpdates;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Exists;
 import dev.agentrt.store.Leases;
@@ -41,14 +41,14 @@ class ToolCalls {
       List.of(ToolCallStatus.success, ToolCallStatus.failed);
 
   private final MongoTemplate mongo;
-  private final BulkUpdates updates;
+  private final BulkWrites updates;
   private final ToolCallProperties properties;
   private final Leases leases;
   private final Clock clock = Clock.systemUTC();
 
   ToolCalls(
       MongoTemplate mongo,
-      BulkUpdates updates,
+      BulkWrites updates,
       ToolCallProperties properties,
       Leases toolCallLeases) {
     this.mongo = mongo;

@@ -4,7 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
-import dev.agentrt.platform.BulkUpdates;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.RunLedger;
@@ -72,7 +72,7 @@ final class Runners {
   static ToolCalls calls(MongoTemplate mongo, ToolCallProperties properties, Duration lease) {
     return new ToolCalls(
         mongo,
-        new BulkUpdates(mongo),
+        new BulkWrites(mongo),
         properties,
         ToolCallConfiguration.toolCallLeases(mongo, lease));
   }

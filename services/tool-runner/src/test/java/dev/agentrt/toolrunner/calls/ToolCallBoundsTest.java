@@ -10,7 +10,7 @@ import static org.awaitility.Awaitility.await;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.agentrt.agents.AgentCatalog;
-import dev.agentrt.platform.BulkUpdates;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.ToolCall;
@@ -330,7 +330,7 @@ class ToolCallBoundsTest {
     ToolCalls calls =
         new ToolCalls(
             mongo,
-            new BulkUpdates(mongo),
+            new BulkWrites(mongo),
             one,
             ToolCallConfiguration.toolCallLeases(mongo, Runners.LEASE)) {
           @Override

@@ -27,18 +27,28 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.data.annotation.Id;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.data.mongodb.core.query.Update;
 
-/** Updates of many callers in one bulk write per collection, on a real MongoDB-protocol server. */
-class BulkUpdatesTest {
+/**
+ * Inserts and updates of many callers in one bulk write per collection, on a real MongoDB-protocol
+ * server.
+ */
+class BulkWritesTest {
 
   private static MongoServer server;
   private static MongoClient client;
   private static MongoTemplate mongo;
   private static final List<String> updateCommands = new CopyOnWriteArrayList<>();
+  private static final List<String> insertCommands = new CopyOnWriteArrayList<>();
+
+  /** An entity as the stores' are: its id a string, an instant and an enum among its fields. */
+  @org.springframework.data.mongodb.core.mapping.Document("notes")
+  record Note(@Id String id, DayOfWeek day, Instant at) {}
 
   @BeforeAll
   static void start() {
@@ -49,6 +59,8 @@ class BulkUpdatesTest {
           public void commandStarted(CommandStartedEvent event) {
             if (event.getCommandName().equals("update")) {
               updateCommands.add(event.getCommand().getString("update").getValue());
+            } else if (event.getCommandName().equals("insert")) {
+              insertCommands.add(event.getCommand().getString("insert").getValue());
             }
           }
         };
@@ -72,6 +84,7 @@ class BulkUpdatesTest {
   void empty() {
     mongo.getDb().drop();
     updateCommands.clear();
+    insertCommands.clear();
   }
 
   /**
@@ -80,7 +93,7 @@ class BulkUpdatesTest {
    */
   @Test
   void updatesQueuedTogetherTakeOneCommandPerCollection() throws Exception {
-    BulkUpdates updates = new BulkUpdates(mongo, false);
+    BulkWrites updates = new BulkWrites(mongo, false);
     List<CompletableFuture<Void>> queued = new ArrayList<>();
     for (int i = 0; i < 30; i++) {
       String collection = i % 3 == 0 ? "chats" : "tasks";
@@ -105,7 +118,7 @@ class BulkUpdatesTest {
     insert("tasks", "a", new Document("n", 1));
     insert("tasks", "b", new Document("n", "not a number"));
     insert("tasks", "c", new Document("n", 1));
-    BulkUpdates updates = new BulkUpdates(mongo, false);
+    BulkWrites updates = new BulkWrites(mongo, false);
     CompletableFuture<Void> a = updates.queue(Filters.eq("_id", "a"), Updates.inc("n", 1), "tasks");
     CompletableFuture<Void> b = updates.queue(Filters.eq("_id", "b"), Updates.inc("n", 1), "tasks");
     CompletableFuture<Void> c = updates.queue(Filters.eq("_id", "c"), Updates.inc("n", 1), "tasks");
@@ -117,15 +130,49 @@ class BulkUpdatesTest {
     assertThatThrownBy(() -> b.get(10, TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
         .cause()
-        .hasMessageContaining("update of tasks failed");
+        .hasMessageContaining("write to tasks failed");
     assertThat(find("tasks", "a").getInteger("n")).isEqualTo(2);
     assertThat(find("tasks", "b").getString("n")).isEqualTo("not a number");
     assertThat(find("tasks", "c").getInteger("n")).isEqualTo(2);
     assertThat(updateCommands).as("the three in one command").hasSize(1);
     assertThatThrownBy(() -> updates.update(Filters.eq("_id", "b"), Updates.inc("n", 1), "tasks"))
         .as("update() waits and throws why")
-        .hasMessageContaining("update of tasks failed");
+        .hasMessageContaining("write to tasks failed");
     updates.close();
+  }
+
+  /**
+   * Inserts queued together go out as one insert command, mapped as {@code MongoTemplate.insert}
+   * maps the entity; one whose id is taken fails its own caller with a {@link
+   * DuplicateKeyException}, the others are written.
+   */
+  @Test
+  void insertsQueuedTogetherTakeOneCommandAndATakenIdFailsOnlyItsCaller() throws Exception {
+    Instant at = Instant.parse("2026-11-25T06:00:00Z");
+    mongo.insert(new Note("taken", DayOfWeek.MONDAY, at));
+    insertCommands.clear();
+    BulkWrites writes = new BulkWrites(mongo, false);
+    List<CompletableFuture<Void>> queued = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      queued.add(writes.queueInsert(new Note("note-" + i, DayOfWeek.TUESDAY, at.plusSeconds(i))));
+    }
+    CompletableFuture<Void> taken =
+        writes.queueInsert(new Note("taken", DayOfWeek.FRIDAY, at.plusSeconds(60)));
+
+    writes.start();
+    CompletableFuture.allOf(queued.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+
+    assertThatThrownBy(() -> BulkWrites.await(taken)).isInstanceOf(DuplicateKeyException.class);
+    assertThat(insertCommands).as("six inserts, one command").containsExactly("notes");
+    assertThat(mongo.findAll(Note.class))
+        .as("read back as the entity they were written from")
+        .hasSize(6)
+        .contains(new Note("note-3", DayOfWeek.TUESDAY, at.plusSeconds(3)))
+        .contains(new Note("taken", DayOfWeek.MONDAY, at));
+    assertThatThrownBy(() -> writes.insert(new Note("note-1", DayOfWeek.MONDAY, at)))
+        .as("insert() waits and throws why")
+        .isInstanceOf(DuplicateKeyException.class);
+    writes.close();
   }
 
   /**
@@ -136,7 +183,7 @@ class BulkUpdatesTest {
   void springDataQueriesAndUpdatesAreMappedAsUpdateFirstMapsThem() {
     insert("sub_agents", "s", new Document("day", "MONDAY"));
     Instant at = Instant.parse("2026-11-25T06:00:00Z");
-    try (BulkUpdates updates = new BulkUpdates(mongo)) {
+    try (BulkWrites updates = new BulkWrites(mongo)) {
       updates.update(
           Query.query(
               Criteria.where("_id").is("s").and("day").in(DayOfWeek.MONDAY, DayOfWeek.TUESDAY)),

@@ -1,0 +1,222 @@
+package dev.agentrt.platform;
+
+import com.mongodb.ErrorCategory;
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.bulk.BulkWriteError;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.WriteModel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.convert.QueryMapper;
+import org.springframework.data.mongodb.core.convert.UpdateMapper;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.UpdateDefinition;
+
+/**
+ * Writes of one document each, inserts and updates, from many callers, written together ({@link
+ * GroupCommit}): what was queued while the last write was in flight goes out as one unordered bulk
+ * write per collection. For the writes whose caller needs nothing back but that they were made (a
+ * message stored, a sum counted, a hold ended, published outbox entries removed): at low load each
+ * is written at once, under load the round trips per write fall as the load rises.
+ *
+ * <p>Each write is its own: an update whose document is missing changes nothing, as {@code
+ * updateOne} would; an insert whose key is taken fails with a {@link DuplicateKeyException}, as
+ * {@code MongoTemplate.insert} would; any other failure (its write error, or the command's) fails
+ * only its caller's future with why. The others of its batch are written. A caller's writes are
+ * made in the order it waits for them; two callers' writes, in either order.
+ */
+public final class BulkWrites implements AutoCloseable {
+
+  /** The most updates one bulk write carries. */
+  static final int BATCH = 500;
+
+  /** How long {@link #update} and {@link #insert} wait for their write. */
+  public static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+  private record Write(String collection, WriteModel<Document> model) {}
+
+  private final MongoTemplate mongo;
+  private final QueryMapper queries;
+  private final UpdateMapper updates;
+  private final GroupCommit<Write, @Nullable RuntimeException> writes;
+
+  public BulkWrites(MongoTemplate mongo) {
+    this(mongo, true);
+  }
+
+  /**
+   * Writes whose writer waits for {@link #start} when {@code start} is false (tests queue first).
+   */
+  public BulkWrites(MongoTemplate mongo, boolean start) {
+    this.mongo = mongo;
+    this.queries = new QueryMapper(mongo.getConverter());
+    this.updates = new UpdateMapper(mongo.getConverter());
+    this.writes = new GroupCommit<>("bulk-writes", BATCH, this::write, start);
+  }
+
+  /** Starts a writer created unstarted. */
+  public void start() {
+    writes.start();
+  }
+
+  /**
+   * Updates the first document of {@code collection} the query matches, as {@code
+   * MongoTemplate.updateFirst(query, update, collection)} would (mapped the same way), together
+   * with the updates queued meanwhile; returns once it is written.
+   *
+   * @throws RuntimeException why it was not: its write error, the command's failure, or no answer
+   *     within {@link #TIMEOUT}
+   */
+  public void update(Query query, UpdateDefinition update, String collection) {
+    await(queue(query, update, collection));
+  }
+
+  /** {@link #update(Query, UpdateDefinition, String)} with the driver's filter and update. */
+  public void update(Bson filter, Bson update, String collection) {
+    await(queue(filter, update, collection));
+  }
+
+  /** Queues the update; the future completes once it is written, or fails with why it was not. */
+  public CompletableFuture<Void> queue(Query query, UpdateDefinition update, String collection) {
+    return queue(
+        // No entity: field names as they are, as updateFirst by collection name maps them.
+        queries.getMappedObject(query.getQueryObject(), Optional.empty()),
+        updates.getMappedObject(update.getUpdateObject(), Optional.empty()),
+        collection);
+  }
+
+  /** Queues the update with the driver's filter and update (nothing mapped). */
+  public CompletableFuture<Void> queue(Bson filter, Bson update, String collection) {
+    return queue(new Write(collection, new UpdateOneModel<>(filter, update)));
+  }
+
+  /**
+   * Inserts the entity into its type's collection, mapped as {@code MongoTemplate.insert} maps it,
+   * together with the writes queued meanwhile; returns once it is written. The entity must carry
+   * its id.
+   *
+   * @throws DuplicateKeyException a document with its id (or another unique key) is there
+   * @throws RuntimeException why else it was not written, as {@link #update} does
+   */
+  public void insert(Object entity) {
+    await(queueInsert(entity));
+  }
+
+  /** Queues the insert of {@link #insert}; the future fails as {@link #insert} throws. */
+  public CompletableFuture<Void> queueInsert(Object entity) {
+    return queue(insertOf(entity));
+  }
+
+  /**
+   * Queues the inserts of the entities to go out in one batch, as {@link #queueInsert} queues one:
+   * a future for each, in order.
+   */
+  public List<CompletableFuture<Void>> queueInserts(List<?> entities) {
+    if (entities.isEmpty()) {
+      return List.of();
+    }
+    CompletableFuture<List<@Nullable RuntimeException>> written =
+        writes.submitAll(entities.stream().map(this::insertOf).toList());
+    List<CompletableFuture<Void>> each = new ArrayList<>(entities.size());
+    for (int i = 0; i < entities.size(); i++) {
+      int index = i;
+      each.add(written.thenCompose(failures -> outcome(failures.get(index))));
+    }
+    return each;
+  }
+
+  private Write insertOf(Object entity) {
+    Document document = new Document();
+    mongo.getConverter().write(entity, document);
+    if (!document.containsKey("_id")) {
+      throw new IllegalArgumentException("an entity to insert carries its id: " + entity);
+    }
+    return new Write(mongo.getCollectionName(entity.getClass()), new InsertOneModel<>(document));
+  }
+
+  private CompletableFuture<Void> queue(Write write) {
+    return writes.submit(write).thenCompose(BulkWrites::outcome);
+  }
+
+  private static CompletableFuture<Void> outcome(@Nullable RuntimeException failure) {
+    return failure == null
+        ? CompletableFuture.completedFuture(null)
+        : CompletableFuture.failedFuture(failure);
+  }
+
+  /**
+   * Waits for a queued write as {@link #update} and {@link #insert} do: returns once it is written,
+   * else throws why it was not.
+   */
+  public static void await(CompletableFuture<Void> written) {
+    try {
+      written.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for an update", e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("an update was not written within " + TIMEOUT, e);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException failure
+          ? failure
+          : new IllegalStateException(e.getCause());
+    }
+  }
+
+  /** One unordered bulk write per collection; what each write came to, in the batch's order. */
+  private List<@Nullable RuntimeException> write(List<Write> batch) {
+    RuntimeException[] outcomes = new RuntimeException[batch.size()];
+    Map<String, List<Integer>> byCollection = new LinkedHashMap<>();
+    for (int i = 0; i < batch.size(); i++) {
+      byCollection.computeIfAbsent(batch.get(i).collection(), c -> new ArrayList<>()).add(i);
+    }
+    byCollection.forEach(
+        (collection, indexes) -> {
+          List<WriteModel<Document>> models = new ArrayList<>(indexes.size());
+          for (int i : indexes) {
+            models.add(batch.get(i).model());
+          }
+          try {
+            mongo
+                .getCollection(collection)
+                .bulkWrite(models, new BulkWriteOptions().ordered(false));
+          } catch (MongoBulkWriteException e) {
+            for (BulkWriteError error : e.getWriteErrors()) {
+              outcomes[indexes.get(error.getIndex())] = failure(collection, error);
+            }
+          } catch (RuntimeException e) {
+            indexes.forEach(i -> outcomes[i] = e);
+          }
+        });
+    return Arrays.asList(outcomes);
+  }
+
+  private static RuntimeException failure(String collection, BulkWriteError error) {
+    if (ErrorCategory.fromErrorCode(error.getCode()) == ErrorCategory.DUPLICATE_KEY) {
+      return new DuplicateKeyException("write to " + collection + ": " + error.getMessage());
+    }
+    return new IllegalStateException("write to " + collection + " failed: " + error.getMessage());
+  }
+
+  /** Writes what is still queued and stops. */
+  @Override
+  public void close() {
+    writes.close();
+  }
+}
