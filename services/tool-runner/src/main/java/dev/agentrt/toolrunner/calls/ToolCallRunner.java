@@ -33,6 +33,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -84,9 +85,7 @@ class ToolCallRunner implements DisposableBean {
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
 
   /** Shows the start of a tool still running after {@link #startShownAfter}. */
-  private final ScheduledExecutorService startTimers =
-      Executors.newSingleThreadScheduledExecutor(
-          Thread.ofPlatform().daemon(true).name("tool-start-timer").factory());
+  private final ScheduledExecutorService startTimers = startTimers();
 
   private final Counter executions;
   private final RunLedger ledger;
@@ -407,6 +406,18 @@ class ToolCallRunner implements DisposableBean {
     } catch (RejectedExecutionException stopping) {
       return null; // the service stops: the result, if it comes, brings the start with it
     }
+  }
+
+  /**
+   * One thread for the timers of every call; a timer cancelled (its tool ended first, as most do)
+   * leaves the queue at once rather than waking the thread when it would have fired.
+   */
+  private static ScheduledExecutorService startTimers() {
+    ScheduledThreadPoolExecutor timers =
+        new ScheduledThreadPoolExecutor(
+            1, Thread.ofPlatform().daemon(true).name("tool-start-timer").factory());
+    timers.setRemoveOnCancelPolicy(true);
+    return timers;
   }
 
   private static ToolOutcome.Failure cancelledOutcome(ToolCall call) {
