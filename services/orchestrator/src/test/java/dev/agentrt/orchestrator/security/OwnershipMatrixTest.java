@@ -100,6 +100,12 @@ class OwnershipMatrixTest {
       Map<String, String> headers,
       Map<Caller, Integer> expected) {}
 
+  /**
+   * A completion that reached the chat: its reply (200), or none within the 1 ms reply timeout
+   * (504); which of the two depends on how soon the offline model's decision is stored.
+   */
+  private static final int REPLY_OR_TIMEOUT = 0;
+
   private static Map<Caller, Integer> expect(int owner, int other, int none, int admin) {
     return Map.of(Caller.OWNER, owner, Caller.OTHER, other, Caller.NONE, none, Caller.ADMIN, admin);
   }
@@ -169,7 +175,7 @@ class OwnershipMatrixTest {
                 "/v1/chat/completions",
                 completion,
                 Map.of("X-Chat-Id", chat),
-                expect(504, 404, 401, 404)),
+                expect(REPLY_OR_TIMEOUT, 404, 401, 404)),
             new Row(
                 "feedback",
                 "POST",
@@ -227,7 +233,8 @@ class OwnershipMatrixTest {
       for (Caller caller : List.of(Caller.OTHER, Caller.NONE, Caller.ADMIN, Caller.OWNER)) {
         Response response = call(caller, row.method(), row.path(), row.body(), row.headers());
         int expected = row.expected().get(caller);
-        if (response.status() != expected) {
+        boolean served = response.status() == 200 || response.status() == 504;
+        if (expected == REPLY_OR_TIMEOUT ? !served : response.status() != expected) {
           mismatches.add(
               row.name() + " as " + caller + ": " + response.status() + " not " + expected);
         }
