@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
@@ -146,23 +147,14 @@ public class SubAgentConversations {
    * out with those of other sub-agents made at the same time ({@link BulkWrites}).
    */
   public Appended insertAt(SubAgentIds subAgent, long seq, NewMessage message, Instant now) {
-    SubAgentMessage stored = at(subAgent, seq, message, now);
-    try {
-      writes.insert(stored);
-      return new Appended(stored, true);
-    } catch (DuplicateKeyException duplicate) {
-      SubAgentMessage appendedBefore = mongo.findById(message.id(), SubAgentMessage.class);
-      if (appendedBefore == null) {
-        throw duplicate; // not its id: another key clashed, nothing was appended
-      }
-      return new Appended(appendedBefore, false);
-    }
+    SubAgentMessage placed = at(subAgent, seq, message, now);
+    return appended(placed, writes.queueInsert(placed));
   }
 
   /**
    * Inserts the messages at the places taken for them from {@code firstSeq} on ({@link
-   * #takeSeqsWhileActive}), in order, with one insert; when one was appended before (a repeated
-   * start), each is inserted unless it is there, as {@link #insertAt} does.
+   * #takeSeqsWhileActive}), in order, with one insert (with other callers', {@link BulkWrites}),
+   * each unless one with its id is already there (a repeated start), as {@link #insertAt} does.
    */
   public List<Appended> insertAllAt(
       SubAgentIds subAgent, long firstSeq, List<NewMessage> messages, Instant now) {
@@ -170,16 +162,25 @@ public class SubAgentConversations {
     for (int i = 0; i < messages.size(); i++) {
       placed.add(at(subAgent, firstSeq + i, messages.get(i), now));
     }
+    List<CompletableFuture<Void>> inserts = writes.queueInserts(placed);
+    List<Appended> appended = new ArrayList<>(placed.size());
+    for (int i = 0; i < placed.size(); i++) {
+      appended.add(appended(placed.get(i), inserts.get(i)));
+    }
+    return appended;
+  }
+
+  /** The message as its insert left it: inserted now, or appended before under its id. */
+  private Appended appended(SubAgentMessage placed, CompletableFuture<Void> insert) {
     try {
-      return mongo.insert(placed, SubAgentMessage.class).stream()
-          .map(m -> new Appended(m, true))
-          .toList();
-    } catch (DuplicateKeyException appendedBefore) {
-      List<Appended> appended = new ArrayList<>(messages.size());
-      for (int i = 0; i < messages.size(); i++) {
-        appended.add(insertAt(subAgent, firstSeq + i, messages.get(i), now));
+      BulkWrites.await(insert);
+      return new Appended(placed, true);
+    } catch (DuplicateKeyException duplicate) {
+      SubAgentMessage appendedBefore = mongo.findById(placed.id(), SubAgentMessage.class);
+      if (appendedBefore == null) {
+        throw duplicate; // not its id: another key clashed, nothing was appended
       }
-      return appended;
+      return new Appended(appendedBefore, false);
     }
   }
 

@@ -5,6 +5,7 @@ import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.events.TaskFailed;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
@@ -55,6 +56,7 @@ class SubAgentStarter {
       List.of(TaskStatus.created, TaskStatus.running, TaskStatus.waiting);
 
   private final MongoTemplate mongo;
+  private final BulkWrites writes;
   private final SubAgentConversations conversations;
   private final AgentCatalog agents;
   private final Outbox outbox;
@@ -66,6 +68,7 @@ class SubAgentStarter {
 
   SubAgentStarter(
       MongoTemplate mongo,
+      BulkWrites writes,
       SubAgentConversations conversations,
       AgentCatalog agents,
       Outbox outbox,
@@ -73,6 +76,7 @@ class SubAgentStarter {
       RunLedger ledger,
       CancelledSubAgents cancelled) {
     this.mongo = mongo;
+    this.writes = writes;
     this.conversations = conversations;
     this.agents = agents;
     this.outbox = outbox;
@@ -228,7 +232,8 @@ class SubAgentStarter {
                 task.delegation() == null ? null : task.delegation().rootTaskId(),
                 task.delegation() == null ? null : task.delegation().deadline()));
     try {
-      return mongo.insert(fresh);
+      writes.insert(fresh);
+      return fresh;
     } catch (DuplicateKeyException alreadyStarted) {
       return mongo.findById(fresh.id(), SubAgent.class);
     }

@@ -12,6 +12,7 @@ import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.events.Topics;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.Ids;
@@ -107,6 +108,7 @@ class StartAndCancelTest {
     starter =
         new SubAgentStarter(
             startersMongo,
+            new BulkWrites(startersMongo),
             new SubAgentConversations(startersMongo),
             AGENTS,
             new Outbox(new EventPublisher(template, "agent-init-test"), startersMongo),

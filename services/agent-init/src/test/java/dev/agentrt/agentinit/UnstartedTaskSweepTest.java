@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.Topics;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.Ids;
@@ -80,6 +81,7 @@ class UnstartedTaskSweepTest {
     starter =
         new SubAgentStarter(
             mongo,
+            new BulkWrites(mongo),
             new SubAgentConversations(mongo),
             AGENTS,
             new Outbox(new EventPublisher(template, "agent-init-test"), mongo),

@@ -8,6 +8,7 @@ import dev.agentrt.model.ModelPort;
 import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
 import dev.agentrt.model.ModelRetries;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
@@ -56,6 +57,7 @@ class FinalAnswers {
   private static final Logger log = LoggerFactory.getLogger(FinalAnswers.class);
 
   private final MongoTemplate mongo;
+  private final BulkWrites writes;
   private final ModelRetries model;
   private final EventCodec codec;
   private final FinalizerProperties properties;
@@ -64,11 +66,13 @@ class FinalAnswers {
 
   FinalAnswers(
       MongoTemplate mongo,
+      BulkWrites writes,
       ModelPort model,
       EventCodec codec,
       FinalizerProperties properties,
       UsageCounter usage) {
     this.mongo = mongo;
+    this.writes = writes;
     this.model =
         new ModelRetries(
             model,
@@ -147,20 +151,19 @@ class FinalAnswers {
             id,
             ChatMessage.ASSISTANT,
             brief.taskId());
-    ChatMessage stored;
+    ChatMessage stored =
+        new ChatMessage(
+            id,
+            brief.chatId(),
+            ChatMessage.ASSISTANT,
+            answer.content(),
+            brief.taskId(),
+            brief.model(),
+            answer.usage(),
+            now,
+            List.of(OutboxEntry.of(added, codec)));
     try {
-      stored =
-          mongo.insert(
-              new ChatMessage(
-                  id,
-                  brief.chatId(),
-                  ChatMessage.ASSISTANT,
-                  answer.content(),
-                  brief.taskId(),
-                  brief.model(),
-                  answer.usage(),
-                  now,
-                  List.of(OutboxEntry.of(added, codec))));
+      writes.insert(stored);
     } catch (DuplicateKeyException writtenMeanwhile) {
       return mongo.findById(id, ChatMessage.class);
     }

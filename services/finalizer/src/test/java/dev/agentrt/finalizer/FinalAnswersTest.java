@@ -8,6 +8,7 @@ import dev.agentrt.events.TaskCompleted;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.model.ModelMessage;
 import dev.agentrt.model.ModelRequest;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
@@ -69,6 +70,7 @@ class FinalAnswersTest {
     answers =
         new FinalAnswers(
             mongo,
+            new BulkWrites(mongo),
             model,
             CODEC,
             new FinalizerProperties(

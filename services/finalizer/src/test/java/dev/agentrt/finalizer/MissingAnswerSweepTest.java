@@ -7,6 +7,7 @@ import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCompleted;
 import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
@@ -70,6 +71,7 @@ class MissingAnswerSweepTest {
     FinalAnswers answers =
         new FinalAnswers(
             mongo,
+            new BulkWrites(mongo),
             this::model,
             new EventCodec(),
             new FinalizerProperties(

@@ -8,6 +8,7 @@ import dev.agentrt.events.TaskCompleted;
 import dev.agentrt.model.ModelException;
 import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Lease;
@@ -238,7 +239,12 @@ class PendingAnswersTest {
   private PendingAnswers pendingAnswers() {
     FinalAnswers answers =
         new FinalAnswers(
-            mongo, this::finalAnswerModel, new EventCodec(), PROPERTIES, new UsageCounter(mongo));
+            mongo,
+            new BulkWrites(mongo),
+            this::finalAnswerModel,
+            new EventCodec(),
+            PROPERTIES,
+            new UsageCounter(mongo));
     return new PendingAnswers(
         mongo, answers, outcome -> false, published::add, threads.executor(), LEASES);
   }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.model.offline.OfflineModel;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
@@ -332,6 +333,7 @@ class PlanProgressTest {
     FinalAnswers answers =
         new FinalAnswers(
             mongo,
+            new BulkWrites(mongo),
             new OfflineModel(),
             new EventCodec(),
             new FinalizerProperties(

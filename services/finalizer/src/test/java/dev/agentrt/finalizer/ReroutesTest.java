@@ -7,6 +7,7 @@ import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.model.offline.OfflineModel;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.RunEvent;
@@ -218,6 +219,7 @@ class ReroutesTest {
   private static FinalAnswers answers() {
     return new FinalAnswers(
         mongo,
+        new BulkWrites(mongo),
         new OfflineModel(),
         CODEC,
         new FinalizerProperties(

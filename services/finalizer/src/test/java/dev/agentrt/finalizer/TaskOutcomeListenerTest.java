@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.events.Topics;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.messaging.IncomingEvents;
 import dev.agentrt.platform.outbox.Outbox;
@@ -78,6 +79,7 @@ class TaskOutcomeListenerTest {
             mongo,
             new FinalAnswers(
                 mongo,
+                new BulkWrites(mongo),
                 request -> {
                   throw new AssertionError("a child's outcome is no answer in the chat");
                 },

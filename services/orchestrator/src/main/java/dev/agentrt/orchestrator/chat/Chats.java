@@ -2,6 +2,7 @@ package dev.agentrt.orchestrator.chat;
 
 import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
@@ -26,6 +27,7 @@ import org.springframework.stereotype.Component;
 public class Chats {
 
   private final MongoTemplate mongo;
+  private final BulkWrites writes;
   private final Outbox outbox;
   private final EventCodec codec;
   private final RunLedger ledger;
@@ -34,11 +36,13 @@ public class Chats {
 
   public Chats(
       MongoTemplate mongo,
+      BulkWrites writes,
       Outbox outbox,
       EventCodec codec,
       RunLedger ledger,
       ChatMessageRate rate) {
     this.mongo = mongo;
+    this.writes = writes;
     this.outbox = outbox;
     this.codec = codec;
     this.ledger = ledger;
@@ -53,8 +57,9 @@ public class Chats {
    */
   public Chat create(
       String title, @Nullable String model, @Nullable ChatLimits limits, String owner) {
-    return mongo.insert(
-        new Chat(Ids.fresh(), title, model, clock.instant(), null, limits, null, owner));
+    Chat chat = new Chat(Ids.fresh(), title, model, clock.instant(), null, limits, null, owner);
+    writes.insert(chat);
+    return chat;
   }
 
   public Optional<Chat> find(String chatId) {
@@ -76,8 +81,8 @@ public class Chats {
     OutboxEntry added =
         OutboxEntry.of(
             new ChatMessageAdded(Ids.fresh(), now, chatId, id, ChatMessage.USER, null), codec);
-    ChatMessage message =
-        mongo.insert(ChatMessage.fromPerson(id, chatId, content, model, now, List.of(added)));
+    ChatMessage message = ChatMessage.fromPerson(id, chatId, content, model, now, List.of(added));
+    writes.insert(message);
     ledger.message(message);
     outbox.publishOrLeaveToRelay(Collections.CHAT_MESSAGES, id, message.outbox());
     return message;

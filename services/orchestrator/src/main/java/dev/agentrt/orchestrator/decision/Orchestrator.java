@@ -15,6 +15,7 @@ import dev.agentrt.orchestrator.chat.ChatAccess;
 import dev.agentrt.orchestrator.chat.ToolCallApprovals;
 import dev.agentrt.orchestrator.decision.Decider.Decided;
 import dev.agentrt.orchestrator.security.Users;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
@@ -79,6 +80,7 @@ class Orchestrator {
       List.of(TaskStatus.success, TaskStatus.waiting);
 
   private final MongoTemplate mongo;
+  private final BulkWrites writes;
   private final SubAgentConversations conversations;
   private final AgentCatalog agents;
   private final Decider decider;
@@ -95,6 +97,7 @@ class Orchestrator {
 
   Orchestrator(
       MongoTemplate mongo,
+      BulkWrites writes,
       SubAgentConversations conversations,
       AgentCatalog agents,
       Decider decider,
@@ -107,6 +110,7 @@ class Orchestrator {
       ChatPlans plans,
       RoutingProperties routing) {
     this.mongo = mongo;
+    this.writes = writes;
     this.conversations = conversations;
     this.agents = agents;
     this.decider = decider;
@@ -512,7 +516,8 @@ class Orchestrator {
 
   private <T> Inserted<T> insertOnce(T document, Class<T> type, String id) {
     try {
-      return new Inserted<>(mongo.insert(document), true);
+      writes.insert(document);
+      return new Inserted<>(document, true);
     } catch (DuplicateKeyException writtenMeanwhile) {
       return new Inserted<>(mongo.findById(id, type), false);
     }

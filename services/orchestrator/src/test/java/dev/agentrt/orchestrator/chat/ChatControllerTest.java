@@ -12,6 +12,7 @@ import dev.agentrt.orchestrator.models.Pricing;
 import dev.agentrt.orchestrator.testing.SettableClock;
 import dev.agentrt.orchestrator.testing.SignedIn;
 import dev.agentrt.orchestrator.testing.TestModels;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
@@ -87,6 +88,7 @@ class ChatControllerTest {
         new ChatController(
             new Chats(
                 mongo,
+                new BulkWrites(mongo),
                 new Outbox(noBroker, mongo),
                 new EventCodec(),
                 new RunLedger(mongo),

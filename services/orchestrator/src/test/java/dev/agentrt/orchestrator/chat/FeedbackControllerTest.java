@@ -12,6 +12,7 @@ import dev.agentrt.orchestrator.openai.OpenAiErrors;
 import dev.agentrt.orchestrator.testing.SettableClock;
 import dev.agentrt.orchestrator.testing.SignedIn;
 import dev.agentrt.orchestrator.testing.Stored;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
@@ -112,6 +113,7 @@ class FeedbackControllerTest {
             new ChatAccess(mongo),
             new Chats(
                 mongo,
+                new BulkWrites(mongo),
                 outbox,
                 new EventCodec(),
                 ledger,

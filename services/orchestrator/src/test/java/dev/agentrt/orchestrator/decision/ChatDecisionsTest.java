@@ -10,6 +10,7 @@ import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
 import dev.agentrt.orchestrator.testing.Approvals;
 import dev.agentrt.orchestrator.testing.Stored;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
@@ -336,6 +337,7 @@ class ChatDecisionsTest {
   private Orchestrator orchestrator(AroundDecision around) {
     return new Orchestrator(
         mongo,
+        new BulkWrites(mongo),
         new SubAgentConversations(mongo),
         AgentCatalog.fromClasspath("agents.yml"),
         new Decider(this::decide, PROPERTIES),

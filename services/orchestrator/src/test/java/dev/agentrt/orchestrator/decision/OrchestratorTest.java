@@ -15,6 +15,7 @@ import dev.agentrt.model.ModelRequest;
 import dev.agentrt.orchestrator.testing.Approvals;
 import dev.agentrt.orchestrator.testing.Stored;
 import dev.agentrt.orchestrator.testing.Stored.Started;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
@@ -98,6 +99,7 @@ class OrchestratorTest {
   private Orchestrator orchestrator(AgentCatalog agents) {
     return new Orchestrator(
         mongo,
+        new BulkWrites(mongo),
         new SubAgentConversations(mongo),
         agents,
         new Decider(model, PROPERTIES),

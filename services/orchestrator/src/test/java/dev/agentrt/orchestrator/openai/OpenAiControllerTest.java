@@ -16,6 +16,7 @@ import dev.agentrt.orchestrator.events.StreamSlots;
 import dev.agentrt.orchestrator.testing.SettableClock;
 import dev.agentrt.orchestrator.testing.SignedIn;
 import dev.agentrt.orchestrator.testing.TestModels;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
@@ -131,6 +132,7 @@ class OpenAiControllerTest {
     Chats chats =
         new Chats(
             mongo,
+            new BulkWrites(mongo),
             new Outbox(replyingPipeline, mongo),
             new EventCodec(),
             new RunLedger(mongo),
