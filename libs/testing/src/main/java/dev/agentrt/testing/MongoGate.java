@@ -3,6 +3,8 @@ package dev.agentrt.testing;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
 /**
@@ -13,15 +15,23 @@ import org.bson.BsonValue;
  */
 public final class MongoGate implements CommandListener {
 
-  private record Armed(String command, Runnable action) {}
+  private record Armed(String command, Predicate<BsonDocument> which, Runnable action) {}
 
   private final AtomicReference<Armed> armed = new AtomicReference<>();
   private volatile boolean opened;
 
   /** Runs {@code action} once, before the next {@code command} this client sends. */
   public void before(String command, Runnable action) {
+    before(command, document -> true, action);
+  }
+
+  /**
+   * Runs {@code action} once, before the next {@code command} this client sends that is {@code
+   * which}.
+   */
+  public void before(String command, Predicate<BsonDocument> which, Runnable action) {
     opened = false;
-    armed.set(new Armed(command, action));
+    armed.set(new Armed(command, which, action));
   }
 
   /** Whether the armed action ran. */
@@ -39,6 +49,7 @@ public final class MongoGate implements CommandListener {
     String target =
         collection != null && collection.isString() ? collection.asString().getValue() : "";
     if (next.command().equals(event.getCommandName() + " " + target)
+        && next.which().test(event.getCommand())
         && armed.compareAndSet(next, null)) {
       next.action().run();
       opened = true;

@@ -659,8 +659,10 @@ class OutcomeRecorder {
 
   /**
    * {@link #moveTask(SubAgent, TaskStatus, TaskStatus, Update, Event)}, recording the run's end in
-   * the ledger between the write and the publishing: what the event leads to (the finalizer's
-   * answer, its ledger message) then comes after the {@code run_end} in the ledger, never before.
+   * the ledger first: once the write puts the event in the task's outbox, the relay may publish it
+   * (after its grace, however long this process takes), so only a {@code run_end} recorded before
+   * the write is sure to come before what the event leads to (the finalizer's answer, its ledger
+   * message). Recorded again on a redelivery, the {@code run_end} is kept once.
    */
   private void moveTask(
       SubAgent subAgent,
@@ -669,6 +671,7 @@ class OutcomeRecorder {
       Update changes,
       List<Event> events,
       Runnable recorded) {
+    recorded.run();
     Instant now = clock.instant();
     if (to == TaskStatus.success || to == TaskStatus.failed) {
       changes.set("endedAt", now);
@@ -681,7 +684,6 @@ class OutcomeRecorder {
             .push("outbox")
             .each(events.stream().map(this::entry).toArray()),
         Task.class);
-    recorded.run();
     Task task = mongo.findById(subAgent.taskId(), Task.class);
     if (task != null) {
       outbox.publish(Collections.TASKS, task.id(), task.outbox());

@@ -44,6 +44,7 @@ import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.Usage;
 import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.MongoCommands;
+import dev.agentrt.testing.MongoGate;
 import dev.agentrt.testing.ScriptedModel;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -132,6 +133,7 @@ class AgentLoopTest {
           3);
 
   private static final MongoCommands COMMANDS = new MongoCommands();
+  private static final MongoGate GATE = new MongoGate();
 
   private static EmbeddedKafkaKraftBroker kafka;
   private static MongoServer mongoServer;
@@ -156,6 +158,7 @@ class AgentLoopTest {
                 .applyConnectionString(
                     new ConnectionString("mongodb://127.0.0.1:" + mongoServer.bind().getPort()))
                 .addCommandListener(COMMANDS)
+                .addCommandListener(GATE)
                 .build());
     mongo = new MongoTemplate(mongoClient, "agentrt");
     KafkaTemplate<String, byte[]> template =
@@ -319,6 +322,34 @@ class AgentLoopTest {
     assertThat(subAgent().status()).isEqualTo(SubAgentStatus.completed);
     await().until(() -> task().outbox().isEmpty());
     await().untilAsserted(() -> assertThat(subAgent().turn()).as("the turn is released").isNull());
+  }
+
+  /**
+   * The task's write puts its {@code TaskCompleted} in the outbox, which the relay may publish
+   * whenever this process is slow: the run's end must be in the ledger by then, so that the answer
+   * the event leads to comes after it.
+   */
+  @Test
+  void aRunsEndIsInTheLedgerBeforeTheTaskTakesTheEventThatEndsIt() {
+    model.replies("Kafka is a distributed log.");
+    List<String> atTheTaskWrite = new java.util.concurrent.CopyOnWriteArrayList<>();
+    GATE.before(
+        "update tasks",
+        update ->
+            update
+                .getArray("updates")
+                .get(0)
+                .asDocument()
+                .getDocument("u")
+                .getDocument("$push", new org.bson.BsonDocument())
+                .containsKey("outbox"),
+        () -> atTheTaskWrite.addAll(ledgerTypes()));
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(GATE.opened()).isTrue();
+    assertThat(atTheTaskWrite).contains(RunEvent.STEP_END, RunEvent.RUN_END);
   }
 
   @Test
@@ -1300,17 +1331,17 @@ class AgentLoopTest {
         0);
   }
 
-  /** The reason of the run's end, once recorded (the ledger is written after the statuses). */
+  /**
+   * The reason of the run's end, once the task has failed (its last write: the ledger's {@code
+   * run_end} is recorded before it).
+   */
   private String failureReason() {
-    return await()
-        .until(
-            () ->
-                ledger.after(subAgent.chatId(), 0, 100).stream()
-                    .filter(e -> e.type().equals(RunEvent.RUN_END))
-                    .map(e -> (String) e.data().get("reason"))
-                    .findFirst()
-                    .orElse(null),
-            java.util.Objects::nonNull);
+    await().until(() -> task().status() == TaskStatus.failed);
+    return ledger.after(subAgent.chatId(), 0, 100).stream()
+        .filter(e -> e.type().equals(RunEvent.RUN_END))
+        .map(e -> (String) e.data().get("reason"))
+        .findFirst()
+        .orElseThrow();
   }
 
   private List<String> ledgerTypes() {
