@@ -38,9 +38,10 @@ import org.springframework.data.mongodb.core.query.Query;
  * inserts the event under the chat id and the step's key; the inserts of appends made at the same
  * time in this process go out together, one command for many ({@link GroupCommit}), and each append
  * returns once its own is written. Recording the same step again (a redelivered event, a turn taken
- * again after a crash) hits the key and stores nothing; the position it took stays unused, so
- * positions rise but may skip. Readers follow the ledger in position order (see the orchestrator's
- * event stream).
+ * again after a crash) hits the key and stores nothing; the position it took is recorded as skipped
+ * ({@link #skipped}), so positions rise but may skip, and a reader waiting for a position learns
+ * that it will not fill. Readers follow the ledger in position order (see the orchestrator's event
+ * stream).
  *
  * <p>Every {@code run_start} is stamped with the {@link ConfigVersion} of the process that records
  * it ({@code configVersion}), when it has one.
@@ -204,19 +205,76 @@ public class RunLedger implements AutoCloseable {
       }
       List<Inserted> written =
           inserts.submitAll(events).get(INSERT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      List<Long> unused = new ArrayList<>();
       for (int i = 0; i < steps.size(); i++) {
         // DUPLICATE: the same step, recorded again; the ledger has it once.
         Step step = steps.get(i);
-        if (written.get(i) == Inserted.NEW && RunEvent.RUN_END.equals(step.type())) {
+        if (written.get(i) != Inserted.NEW) {
+          unused.add(first + i);
+        } else if (RunEvent.RUN_END.equals(step.type())) {
           countEnded(step.agent(), step.data());
         }
       }
+      skip(chatId, unused);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       log.warn("run events {} of chat {} not recorded: interrupted", keys(steps), chatId);
     } catch (ExecutionException | TimeoutException | RuntimeException e) {
       log.warn("run events {} of chat {} not recorded: {}", keys(steps), chatId, e.toString());
     }
+  }
+
+  /**
+   * Records positions taken whose events were not stored, so that readers waiting for them move on
+   * at once. A position whose insert timed out is not recorded: its event may still be written.
+   */
+  private void skip(String chatId, List<Long> positions) {
+    if (positions.isEmpty()) {
+      return;
+    }
+    List<Document> skips =
+        positions.stream()
+            .map(
+                seq ->
+                    new Document("_id", skipId(chatId, seq))
+                        .append("chatId", chatId)
+                        .append("seq", seq))
+            .toList();
+    try {
+      mongo
+          .getCollection(Collections.RUN_EVENT_SKIPS)
+          .insertMany(skips, new InsertManyOptions().ordered(false));
+    } catch (RuntimeException e) {
+      log.warn(
+          "unused positions {} of chat {} not marked; readers wait for them until their grace: {}",
+          positions,
+          chatId,
+          e.toString());
+    }
+  }
+
+  private static String skipId(String chatId, long seq) {
+    return chatId + "/" + seq;
+  }
+
+  /**
+   * Whether every position from {@code from} to {@code to} (both included) was taken and will never
+   * hold an event: each is recorded as skipped. Asks about at most {@link #INSERT_BATCH} positions;
+   * a longer stretch is answered false.
+   */
+  public boolean skipped(String chatId, long from, long to) {
+    long count = to - from + 1;
+    if (count < 1 || count > INSERT_BATCH) {
+      return false;
+    }
+    List<String> ids = new ArrayList<>((int) count);
+    for (long seq = from; seq <= to; seq++) {
+      ids.add(skipId(chatId, seq));
+    }
+    return mongo
+            .getCollection(Collections.RUN_EVENT_SKIPS)
+            .countDocuments(new Document("_id", new Document("$in", ids)))
+        == count;
   }
 
   /** The steps' keys, for a log line. */

@@ -131,7 +131,7 @@ class RunLedgerTest {
   }
 
   @Test
-  void theSameStepRecordedTwiceIsOneEvent() {
+  void theSameStepRecordedTwiceIsOneEventAndItsSecondPositionIsSkipped() {
     Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
 
     ledger.append(chat.id(), "step/1", RunEvent.STEP_END, null, null, null, RunLedger.data());
@@ -141,6 +141,11 @@ class RunLedgerTest {
     assertThat(ledger.after(chat.id(), 0, 100))
         .extracting(RunEvent::id)
         .containsExactly(chat.id() + "/step/1", chat.id() + "/step/2");
+    assertThat(ledger.after(chat.id(), 0, 100)).extracting(RunEvent::seq).containsExactly(1L, 3L);
+    assertThat(ledger.skipped(chat.id(), 2, 2)).as("the duplicate's position").isTrue();
+    assertThat(ledger.skipped(chat.id(), 1, 2)).as("position 1 holds an event").isFalse();
+    assertThat(ledger.skipped(chat.id(), 2, 3)).as("position 3 holds an event").isFalse();
+    assertThat(ledger.skipped(chat.id(), 4, 4)).as("not taken yet").isFalse();
   }
 
   /**

@@ -16,8 +16,9 @@ import org.jspecify.annotations.Nullable;
  * come from the same durable ledger, so the switch from replay to live has no gap and no duplicate.
  *
  * <p>Positions are taken before events are written, so position 6 can be visible while 5 is still
- * being written: the follower waits for a missing position up to {@code gapGrace}, then moves past
- * it (a position whose event turned out to be a duplicate never fills).
+ * being written: the follower waits for a missing position until it is written, or recorded as
+ * skipped (its event turned out to be a duplicate: {@link RunLedger#skipped}), or {@code gapGrace}
+ * has passed (its writer died between taking the position and writing the event).
  */
 public final class LedgerFollower {
 
@@ -105,6 +106,7 @@ public final class LedgerFollower {
     }
     Duration grace = properties.gapGrace();
     return Duration.between(event.at(), now).compareTo(grace) > 0
-        || Duration.between(gapSeen, now).compareTo(grace) > 0;
+        || Duration.between(gapSeen, now).compareTo(grace) > 0
+        || ledger.skipped(chatId, position + 1, event.seq() - 1);
   }
 }

@@ -19,6 +19,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
 
 /** Replay, then live, each event once in order, over the real ledger on a Mongo-protocol server. */
 class LedgerFollowerTest {
@@ -90,6 +93,25 @@ class LedgerFollowerTest {
   }
 
   @Test
+  void waitsForASlowWriteAsLongAsTheGraceAndMovesPastASkippedPositionAtOnce() throws Exception {
+    append("a");
+    takePosition(); // 2, by a writer whose insert is slow
+    append("c");
+    LedgerFollower follower = new LedgerFollower(ledger, PROPERTIES, clock, chatId, 0);
+    follower.poll(client);
+    clock.advance(PROPERTIES.gapGrace().minusMillis(1));
+    follower.poll(client);
+    assertThat(client.positions).as("position 2 is still awaited").containsExactly(1L);
+
+    append("c"); // 4: the same step again, its position recorded as skipped
+    append("d");
+    write(2, "b", clock.instant());
+    follower.poll(client);
+
+    assertThat(client.positions).containsExactly(1L, 2L, 3L, 5L);
+  }
+
+  @Test
   void movesPastAPositionThatNeverFillsOnceTheGraceHasPassed() throws Exception {
     append("a");
     write(3, "c", clock.instant());
@@ -137,6 +159,12 @@ class LedgerFollowerTest {
 
   private void append(String key) {
     ledger.append(chatId, key, RunEvent.STEP_START, null, null, null, RunLedger.data());
+  }
+
+  /** Takes the chat's next position as an append does, without writing its event. */
+  private void takePosition() {
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(chatId)), new Update().inc("eventSeq", 1), Chat.class);
   }
 
   /** An event written straight at a position, as a writer that took it earlier would. */
