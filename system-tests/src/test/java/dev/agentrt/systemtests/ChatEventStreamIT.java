@@ -47,14 +47,25 @@ class ChatEventStreamIT {
       api.postMessage(chatId, "Research Kafka and MongoDB");
       await()
           .atMost(RUN_TIMEOUT)
-          .until(() -> first.events().stream().anyMatch(e -> e.type().equals("tool_call_start")));
+          .untilAsserted(
+              () ->
+                  assertThat(first.events())
+                      .as(() -> "stream: " + first.describe() + "; ledger: " + summary(chatId))
+                      .extracting(EventStream.Event::type)
+                      .contains("tool_call_start"));
       received.addAll(first.events());
     } // dropped mid-run
     awaitRunFinished(chatId);
 
     try (EventStream second = EventStream.open(orchestrator, chatId, received.getLast().id())) {
       long last = ledger(chatId).getLast().getLong("seq");
-      await().atMost(RUN_TIMEOUT).until(() -> second.lastId() == last);
+      await()
+          .atMost(RUN_TIMEOUT)
+          .untilAsserted(
+              () ->
+                  assertThat(second.lastId())
+                      .as(() -> "stream: " + second.describe() + "; ledger: " + summary(chatId))
+                      .isEqualTo(last));
       received.addAll(second.events());
     }
 
@@ -97,7 +108,20 @@ class ChatEventStreamIT {
         api.postMessage(chatId, "Research Kafka");
         awaitRunFinished(chatId);
         long last = ledger(chatId).getLast().getLong("seq");
-        await().atMost(RUN_TIMEOUT).until(() -> here.lastId() == last && there.lastId() == last);
+        await()
+            .atMost(RUN_TIMEOUT)
+            .untilAsserted(
+                () ->
+                    assertThat(List.of(here.lastId(), there.lastId()))
+                        .as(
+                            () ->
+                                "here: "
+                                    + here.describe()
+                                    + "; there: "
+                                    + there.describe()
+                                    + "; ledger: "
+                                    + summary(chatId))
+                        .containsOnly(last));
 
         assertThat(there.events()).isEqualTo(here.events());
         assertThat(there.events())
@@ -122,5 +146,13 @@ class ChatEventStreamIT {
 
   private static List<Document> ledger(String chatId) {
     return ChatLedger.events(mongo, chatId);
+  }
+
+  /** The chat's ledger as positions and types, for a failure's message. */
+  private static String summary(String chatId) {
+    return ledger(chatId).stream()
+        .map(d -> d.getLong("seq") + ":" + d.getString("type"))
+        .toList()
+        .toString();
   }
 }

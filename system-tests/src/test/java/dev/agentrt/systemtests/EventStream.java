@@ -30,6 +30,7 @@ final class EventStream implements AutoCloseable {
   private final List<Event> events = new ArrayList<>();
   private final List<String> comments = new ArrayList<>();
   private final int status;
+  private boolean endedByServer;
 
   private EventStream(HttpResponse<InputStream> response) {
     this.status = response.statusCode();
@@ -71,6 +72,13 @@ final class EventStream implements AutoCloseable {
     return events.isEmpty() ? 0 : events.getLast().id();
   }
 
+  /** What the stream got so far, for a failure's message: whether it ended, and its events. */
+  synchronized String describe() {
+    return (endedByServer ? "ended by the server" : "open")
+        + ", events "
+        + events.stream().map(e -> e.id() + ":" + e.type()).toList();
+  }
+
   private void read() {
     try (BufferedReader lines =
         new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
@@ -100,6 +108,9 @@ final class EventStream implements AutoCloseable {
         } else if (line.startsWith("data:")) {
           data.append(line.substring(5).strip());
         }
+      }
+      synchronized (this) {
+        endedByServer = true;
       }
     } catch (IOException closed) {
       // the test dropped the connection
