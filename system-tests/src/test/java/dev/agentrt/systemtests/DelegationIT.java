@@ -3,9 +3,6 @@ package dev.agentrt.systemtests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoDatabase;
 import dev.agentrt.events.Topics;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,8 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
-import java.util.stream.Collectors;
-import java.util.stream.StreamSupport;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -140,7 +135,7 @@ class DelegationIT {
     awaitMessages(chatId, m -> m.size() == 2);
     Topology topology = new Topology(stack.kafka.bootstrapServers());
     await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
-    Map<String, Long> before = documentCounts();
+    Map<String, Long> before = StoredDocuments.counts(stack.mongo.uri());
 
     List<ConsumerRecord<String, byte[]>> everything = new ArrayList<>();
     for (String topic :
@@ -150,7 +145,7 @@ class DelegationIT {
     topology.republish(everything);
 
     await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
-    assertThat(documentCounts()).isEqualTo(before);
+    assertThat(StoredDocuments.counts(stack.mongo.uri())).isEqualTo(before);
     assertThat(tasks(chatId)).hasSize(3);
   }
 
@@ -312,14 +307,6 @@ class DelegationIT {
   private static Instant instant(JsonNode task, String field) {
     assertThat(task.path(field).isString()).as(field + " of " + task).isTrue();
     return Instant.parse(task.path(field).asString());
-  }
-
-  private Map<String, Long> documentCounts() {
-    try (MongoClient client = MongoClients.create(stack.mongo.uri())) {
-      MongoDatabase db = client.getDatabase("agentrt");
-      return StreamSupport.stream(db.listCollectionNames().spliterator(), false)
-          .collect(Collectors.toMap(name -> name, name -> db.getCollection(name).countDocuments()));
-    }
   }
 
   private static List<JsonNode> list(JsonNode array) {

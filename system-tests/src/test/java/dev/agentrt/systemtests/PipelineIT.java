@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.client.MongoDatabase;
 import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.Topics;
@@ -19,8 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Predicate;
-import java.util.stream.Collectors;
-import java.util.stream.StreamSupport;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
@@ -200,7 +197,7 @@ class PipelineIT {
     awaitMessages(chatId, m -> m.size() == 2);
     Topology topology = new Topology(stack.kafka.bootstrapServers());
     await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
-    Map<String, Long> before = documentCounts();
+    Map<String, Long> before = StoredDocuments.counts(stack.mongo.uri());
 
     List<ConsumerRecord<String, byte[]>> everything = new ArrayList<>();
     for (String topic :
@@ -211,7 +208,7 @@ class PipelineIT {
 
     await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
     assertThat(everything).hasSizeGreaterThan(10);
-    assertThat(documentCounts()).isEqualTo(before);
+    assertThat(StoredDocuments.counts(stack.mongo.uri())).isEqualTo(before);
   }
 
   @Test
@@ -335,14 +332,6 @@ class PipelineIT {
     assertThat(again.status()).isEqualTo(409);
     assertThat(again.body().path("detail").asString()).contains("already ended: cancelled");
     assertThat(api.post("/api/tasks/no-such-task/cancel", "").status()).isEqualTo(404);
-  }
-
-  private Map<String, Long> documentCounts() {
-    try (MongoClient client = MongoClients.create(stack.mongo.uri())) {
-      MongoDatabase db = client.getDatabase("agentrt");
-      return StreamSupport.stream(db.listCollectionNames().spliterator(), false)
-          .collect(Collectors.toMap(name -> name, name -> db.getCollection(name).countDocuments()));
-    }
   }
 
   private JsonNode awaitMessages(String chatId, Predicate<JsonNode> condition) {

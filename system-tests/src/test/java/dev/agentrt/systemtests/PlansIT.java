@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoDatabase;
 import dev.agentrt.events.Topics;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import java.util.stream.StreamSupport;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -118,7 +114,7 @@ class PlansIT {
         plans.put(chatId, plan);
       }
       await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
-      Map<String, Long> before = documentCounts(stack);
+      Map<String, Long> before = StoredDocuments.counts(stack.mongo.uri());
 
       List<ConsumerRecord<String, byte[]>> everything = new ArrayList<>();
       for (String topic :
@@ -129,7 +125,7 @@ class PlansIT {
       topology.republish(everything);
 
       await().atMost(RUN_TIMEOUT).until(topology::consumersCaughtUp);
-      assertThat(documentCounts(stack)).isEqualTo(before);
+      assertThat(StoredDocuments.counts(stack.mongo.uri())).isEqualTo(before);
       for (String chatId : chats) {
         JsonNode plan = plans.get(chatId);
         assertThat(list(api.get("/api/chats/" + chatId + "/plans").body()))
@@ -308,14 +304,6 @@ class PlansIT {
                     && !plans.getFirst().path("status").asString().equals("running")
                     && plans.getFirst().path("answerId").isString())
         .getFirst();
-  }
-
-  private static Map<String, Long> documentCounts(EmbeddedStack stack) {
-    try (MongoClient client = MongoClients.create(stack.mongo.uri())) {
-      MongoDatabase db = client.getDatabase("agentrt");
-      return StreamSupport.stream(db.listCollectionNames().spliterator(), false)
-          .collect(Collectors.toMap(name -> name, name -> db.getCollection(name).countDocuments()));
-    }
   }
 
   private static Map<String, JsonNode> nodes(JsonNode plan) {
