@@ -32,8 +32,9 @@ import org.springframework.data.mongodb.core.query.UpdateDefinition;
  * Writes of one document each, inserts and updates, from many callers, written together ({@link
  * GroupCommit}): what was queued while the last write was in flight goes out as one unordered bulk
  * write per collection. For the writes whose caller needs nothing back but that they were made (a
- * message stored, a sum counted, a hold ended, published outbox entries removed): at low load each
- * is written at once, under load the round trips per write fall as the load rises.
+ * message stored, a sum counted, a hold ended, published outbox entries removed), and the inserts
+ * of documents written once, whose caller goes on with the one stored ({@link #insertOrFind}): at
+ * low load each is written at once, under load the round trips per write fall as the load rises.
  *
  * <p>Each write is its own: an update whose document is missing changes nothing, as {@code
  * updateOne} would; an insert whose key is taken fails with a {@link DuplicateKeyException}, as
@@ -118,6 +119,35 @@ public final class BulkWrites implements AutoCloseable {
     await(queueInsert(entity));
   }
 
+  /** What {@link #insertOrFind} came to: the document stored, and whether this call inserted it. */
+  public record Stored<T>(T document, boolean inserted) {}
+
+  /**
+   * Inserts the entity as {@link #insert} does, unless a document with its id is stored; then reads
+   * that one. For the documents written once under an id derived from what caused them: a
+   * redelivered event, or a second copy of a service, finds what the first wrote and goes on with
+   * it. An insert that succeeds costs no read.
+   *
+   * @return the entity itself when this call inserted it, else the stored document
+   * @throws DuplicateKeyException the key taken is not its id: no document with its id is stored
+   * @throws RuntimeException why else it was not written, as {@link #insert} does
+   */
+  public <T> Stored<T> insertOrFind(T entity) {
+    Document document = documentOf(entity);
+    try {
+      await(queue(insertOf(entity.getClass(), document)));
+      return new Stored<>(entity, true);
+    } catch (DuplicateKeyException taken) {
+      @SuppressWarnings("unchecked") // an entity's class is the class of what it is read as
+      Class<T> type = (Class<T>) entity.getClass();
+      T stored = mongo.findById(document.get("_id"), type);
+      if (stored == null) {
+        throw taken;
+      }
+      return new Stored<>(stored, false);
+    }
+  }
+
   /** Queues the insert of {@link #insert}; the future fails as {@link #insert} throws. */
   public CompletableFuture<Void> queueInsert(Object entity) {
     return queue(insertOf(entity));
@@ -142,12 +172,21 @@ public final class BulkWrites implements AutoCloseable {
   }
 
   private Write insertOf(Object entity) {
+    return insertOf(entity.getClass(), documentOf(entity));
+  }
+
+  private Write insertOf(Class<?> type, Document document) {
+    return new Write(mongo.getCollectionName(type), new InsertOneModel<>(document));
+  }
+
+  /** The entity mapped as {@code MongoTemplate.insert} maps it; it must carry its id. */
+  private Document documentOf(Object entity) {
     Document document = new Document();
     mongo.getConverter().write(entity, document);
     if (!document.containsKey("_id")) {
       throw new IllegalArgumentException("an entity to insert carries its id: " + entity);
     }
-    return new Write(mongo.getCollectionName(entity.getClass()), new InsertOneModel<>(document));
+    return document;
   }
 
   private CompletableFuture<Void> queue(Write write) {

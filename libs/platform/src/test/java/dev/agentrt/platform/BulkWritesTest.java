@@ -29,7 +29,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.annotation.Id;
+import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.index.Index;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.data.mongodb.core.query.Update;
@@ -45,6 +47,7 @@ class BulkWritesTest {
   private static MongoTemplate mongo;
   private static final List<String> updateCommands = new CopyOnWriteArrayList<>();
   private static final List<String> insertCommands = new CopyOnWriteArrayList<>();
+  private static final List<String> findCommands = new CopyOnWriteArrayList<>();
 
   /** An entity as the stores' are: its id a string, an instant and an enum among its fields. */
   @org.springframework.data.mongodb.core.mapping.Document("notes")
@@ -61,6 +64,8 @@ class BulkWritesTest {
               updateCommands.add(event.getCommand().getString("update").getValue());
             } else if (event.getCommandName().equals("insert")) {
               insertCommands.add(event.getCommand().getString("insert").getValue());
+            } else if (event.getCommandName().equals("find")) {
+              findCommands.add(event.getCommand().getString("find").getValue());
             }
           }
         };
@@ -85,6 +90,7 @@ class BulkWritesTest {
     mongo.getDb().drop();
     updateCommands.clear();
     insertCommands.clear();
+    findCommands.clear();
   }
 
   /**
@@ -173,6 +179,46 @@ class BulkWritesTest {
         .as("insert() waits and throws why")
         .isInstanceOf(DuplicateKeyException.class);
     writes.close();
+  }
+
+  /**
+   * A document written once: the first {@code insertOrFind} inserts it and reads nothing; a second
+   * with its id, whatever else it holds, gets the first one as stored and changes nothing.
+   */
+  @Test
+  void insertOrFindInsertsOnceThenFindsTheFirstAsStored() {
+    Instant at = Instant.parse("2026-11-25T06:00:00Z");
+    Note first = new Note("once", DayOfWeek.MONDAY, at);
+    try (BulkWrites writes = new BulkWrites(mongo)) {
+      BulkWrites.Stored<Note> inserted = writes.insertOrFind(first);
+
+      assertThat(inserted).isEqualTo(new BulkWrites.Stored<>(first, true));
+      assertThat(insertCommands).containsExactly("notes");
+      assertThat(findCommands).as("an insert that succeeds reads nothing").isEmpty();
+
+      BulkWrites.Stored<Note> found =
+          writes.insertOrFind(new Note("once", DayOfWeek.FRIDAY, at.plusSeconds(60)));
+
+      assertThat(found).isEqualTo(new BulkWrites.Stored<>(first, false));
+      assertThat(findCommands).as("the one stored, read back").containsExactly("notes");
+    }
+    assertThat(mongo.findAll(Note.class)).containsExactly(first);
+  }
+
+  /**
+   * A key taken that is not the entity's id fails {@code insertOrFind} as it fails {@link
+   * BulkWrites#insert}: no document with its id is stored to find.
+   */
+  @Test
+  void insertOrFindOfAnEntityWhoseOtherUniqueKeyIsTakenThrows() {
+    Instant at = Instant.parse("2026-11-25T06:00:00Z");
+    mongo.indexOps(Note.class).createIndex(new Index().on("day", Sort.Direction.ASC).unique());
+    mongo.insert(new Note("monday", DayOfWeek.MONDAY, at));
+    try (BulkWrites writes = new BulkWrites(mongo)) {
+      assertThatThrownBy(() -> writes.insertOrFind(new Note("other", DayOfWeek.MONDAY, at)))
+          .isInstanceOf(DuplicateKeyException.class);
+    }
+    assertThat(mongo.findAll(Note.class)).containsExactly(new Note("monday", DayOfWeek.MONDAY, at));
   }
 
   /**

@@ -2,6 +2,8 @@ package dev.agentrt.store;
 
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCreated;
+import dev.agentrt.platform.BulkWrites;
+import dev.agentrt.platform.BulkWrites.Stored;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import java.time.Clock;
@@ -14,7 +16,6 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -36,14 +37,18 @@ import org.springframework.data.mongodb.core.query.Update;
 public final class Plans {
 
   private final MongoTemplate mongo;
+  private final BulkWrites writes;
   private final Outbox outbox;
   private final EventCodec codec;
   private final RunLedger ledger;
   private final TaskCancellation cancellation;
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
-  public Plans(MongoTemplate mongo, Outbox outbox, EventCodec codec, RunLedger ledger) {
+  /** Plans whose plans and tasks are inserted with the writes of other callers ({@code writes}). */
+  public Plans(
+      MongoTemplate mongo, BulkWrites writes, Outbox outbox, EventCodec codec, RunLedger ledger) {
     this.mongo = mongo;
+    this.writes = writes;
     this.outbox = outbox;
     this.codec = codec;
     this.ledger = ledger;
@@ -61,14 +66,8 @@ public final class Plans {
    * @return whether this call stored it
    */
   public boolean create(Plan plan) {
-    boolean inserted;
-    try {
-      mongo.insert(plan);
-      inserted = true;
-    } catch (DuplicateKeyException storedBefore) {
-      inserted = false;
-    }
-    Plan stored = mongo.findById(plan.id(), Plan.class);
+    Stored<Plan> created = writes.insertOrFind(plan);
+    Plan stored = created.document();
     ledger.append(
         stored.chatId(),
         "plan_created/" + stored.id(),
@@ -93,7 +92,7 @@ public final class Plans {
                             "taskId",
                             n.taskId()))
                 .toList()));
-    return inserted;
+    return created.inserted();
   }
 
   public Optional<Plan> find(String planId) {
@@ -266,32 +265,29 @@ public final class Plans {
             plan.chatId(),
             node.agent(),
             instruction);
-    Task task;
-    try {
-      task =
-          mongo.insert(
-              new Task(
-                  node.taskId(),
-                  plan.chatId(),
-                  Task.TYPE_AGENT,
-                  node.agent(),
-                  instruction,
-                  plan.model(),
-                  TaskStatus.created,
-                  null,
-                  null,
-                  null,
-                  null,
-                  now,
-                  now,
-                  List.of(OutboxEntry.of(created, codec)),
-                  null,
-                  null,
-                  null,
-                  plan.routing()));
-    } catch (DuplicateKeyException startedBefore) {
-      task = mongo.findById(node.taskId(), Task.class);
-    }
+    Task task =
+        writes
+            .insertOrFind(
+                new Task(
+                    node.taskId(),
+                    plan.chatId(),
+                    Task.TYPE_AGENT,
+                    node.agent(),
+                    instruction,
+                    plan.model(),
+                    TaskStatus.created,
+                    null,
+                    null,
+                    null,
+                    null,
+                    now,
+                    now,
+                    List.of(OutboxEntry.of(created, codec)),
+                    null,
+                    null,
+                    null,
+                    plan.routing()))
+            .document();
     outbox.publishOrLeaveToRelay(Collections.TASKS, task.id(), task.outbox());
     // A cancel of the plan marks it first, then cancels its running nodes' tasks; this start
     // stored the task first and reads the plan after. So a cancel that found no task yet is seen

@@ -28,7 +28,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.mongodb.core.FindAndModifyOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -231,12 +230,7 @@ class SubAgentStarter {
                 chat == null ? null : chat.limits(),
                 task.delegation() == null ? null : task.delegation().rootTaskId(),
                 task.delegation() == null ? null : task.delegation().deadline()));
-    try {
-      writes.insert(fresh);
-      return fresh;
-    } catch (DuplicateKeyException alreadyStarted) {
-      return mongo.findById(fresh.id(), SubAgent.class);
-    }
+    return writes.insertOrFind(fresh).document();
   }
 
   /** A task for an agent nobody declared ends at once, visibly. */

@@ -5,6 +5,7 @@ import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCreated;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Collections;
@@ -26,7 +27,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
@@ -55,6 +55,7 @@ class Delegations {
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   private final MongoTemplate mongo;
+  private final BulkWrites writes;
   private final SubAgentConversations conversations;
   private final AgentCatalog agents;
   private final Outbox outbox;
@@ -66,6 +67,7 @@ class Delegations {
 
   Delegations(
       MongoTemplate mongo,
+      BulkWrites writes,
       SubAgentConversations conversations,
       AgentCatalog agents,
       Outbox outbox,
@@ -73,6 +75,7 @@ class Delegations {
       RunLedger ledger,
       RunLimits limits) {
     this.mongo = mongo;
+    this.writes = writes;
     this.conversations = conversations;
     this.agents = agents;
     this.outbox = outbox;
@@ -197,31 +200,28 @@ class Delegations {
             toolCallId,
             call.id(),
             deadline);
-    Task child;
-    try {
-      child =
-          mongo.insert(
-              new Task(
-                  taskId,
-                  caller.chatId(),
-                  Task.TYPE_AGENT,
-                  request.agent(),
-                  request.message(),
-                  callerTask.model(),
-                  TaskStatus.created,
-                  null,
-                  null,
-                  null,
-                  null,
-                  now,
-                  now,
-                  List.of(OutboxEntry.of(created, codec)),
-                  delegation,
-                  null,
-                  null));
-    } catch (DuplicateKeyException startedBefore) {
-      child = mongo.findById(taskId, Task.class);
-    }
+    Task child =
+        writes
+            .insertOrFind(
+                new Task(
+                    taskId,
+                    caller.chatId(),
+                    Task.TYPE_AGENT,
+                    request.agent(),
+                    request.message(),
+                    callerTask.model(),
+                    TaskStatus.created,
+                    null,
+                    null,
+                    null,
+                    null,
+                    now,
+                    now,
+                    List.of(OutboxEntry.of(created, codec)),
+                    delegation,
+                    null,
+                    null))
+            .document();
     recordStart(caller, toolCallId, request, taskId, false);
     outbox.publish(Collections.TASKS, child.id(), child.outbox());
   }

@@ -1182,15 +1182,17 @@ class AgentLoopTest {
   }
 
   private static OutcomeRecorder recorder() {
+    BulkWrites writes = new BulkWrites(mongo);
     return new OutcomeRecorder(
         mongo,
-        new BulkWrites(mongo),
+        writes,
         conversations,
         outbox,
         new EventCodec(),
         new UsageCounter(mongo),
         ledger,
-        new Delegations(mongo, conversations, AGENTS, outbox, new EventCodec(), ledger, LIMITS),
+        new Delegations(
+            mongo, writes, conversations, AGENTS, outbox, new EventCodec(), ledger, LIMITS),
         PROPERTIES);
   }
 

@@ -130,16 +130,18 @@ class DelegationTest {
 
   @BeforeEach
   void anAnalystAtWork() {
+    BulkWrites writes = new BulkWrites(mongo);
     recorder =
         new OutcomeRecorder(
             mongo,
-            new BulkWrites(mongo),
+            writes,
             conversations,
             outbox,
             new EventCodec(),
             new UsageCounter(mongo),
             ledger,
-            new Delegations(mongo, conversations, AGENTS, outbox, new EventCodec(), ledger, LIMITS),
+            new Delegations(
+                mongo, writes, conversations, AGENTS, outbox, new EventCodec(), ledger, LIMITS),
             AgentLoopTest.PROPERTIES);
     loop =
         new AgentLoop(

@@ -355,6 +355,7 @@ class TurnLeasesTest {
     // One attempt, and a timeout no held call reaches: a model call ends only as the test says.
     AgentLoopProperties properties =
         new AgentLoopProperties(1, Duration.ofMillis(10), Duration.ofMinutes(1), 16);
+    BulkWrites writes = new BulkWrites(mongo);
     AgentLoop loop =
         new AgentLoop(
             mongo,
@@ -363,7 +364,7 @@ class TurnLeasesTest {
             new ModelCaller(model, properties, new SimpleMeterRegistry()),
             new OutcomeRecorder(
                 mongo,
-                new BulkWrites(mongo),
+                writes,
                 conversations,
                 outbox,
                 new EventCodec(),
@@ -371,6 +372,7 @@ class TurnLeasesTest {
                 ledger,
                 new Delegations(
                     mongo,
+                    writes,
                     conversations,
                     AGENTS,
                     outbox,

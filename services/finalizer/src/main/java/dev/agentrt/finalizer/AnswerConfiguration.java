@@ -1,6 +1,7 @@
 package dev.agentrt.finalizer;
 
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
@@ -51,8 +52,9 @@ class AnswerConfiguration {
   }
 
   @Bean
-  Plans plans(MongoTemplate mongo, Outbox outbox, EventCodec codec, RunLedger ledger) {
-    return new Plans(mongo, outbox, codec, ledger);
+  Plans plans(
+      MongoTemplate mongo, BulkWrites writes, Outbox outbox, EventCodec codec, RunLedger ledger) {
+    return new Plans(mongo, writes, outbox, codec, ledger);
   }
 
   @Bean

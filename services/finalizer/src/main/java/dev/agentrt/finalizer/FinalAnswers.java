@@ -9,6 +9,7 @@ import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
 import dev.agentrt.model.ModelRetries;
 import dev.agentrt.platform.BulkWrites;
+import dev.agentrt.platform.BulkWrites.Stored;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
@@ -24,7 +25,6 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -151,29 +151,25 @@ class FinalAnswers {
             id,
             ChatMessage.ASSISTANT,
             brief.taskId());
-    ChatMessage stored =
-        new ChatMessage(
-            id,
-            brief.chatId(),
-            ChatMessage.ASSISTANT,
-            answer.content(),
-            brief.taskId(),
-            brief.model(),
-            answer.usage(),
-            now,
-            List.of(OutboxEntry.of(added, codec)));
-    try {
-      writes.insert(stored);
-    } catch (DuplicateKeyException writtenMeanwhile) {
-      return mongo.findById(id, ChatMessage.class);
-    }
-    if (answer.usage() != null) {
+    Stored<ChatMessage> written =
+        writes.insertOrFind(
+            new ChatMessage(
+                id,
+                brief.chatId(),
+                ChatMessage.ASSISTANT,
+                answer.content(),
+                brief.taskId(),
+                brief.model(),
+                answer.usage(),
+                now,
+                List.of(OutboxEntry.of(added, codec))));
+    if (written.inserted() && answer.usage() != null) {
       usage.add(Chat.class, brief.chatId(), brief.model(), answer.usage(), 1);
       if (brief.taskId() != null) {
         usage.add(Task.class, brief.taskId(), brief.model(), answer.usage(), 1);
       }
     }
-    return stored;
+    return written.document();
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.events.TaskFailed;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Collections;
@@ -17,7 +18,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.stereotype.Component;
 
@@ -49,6 +49,7 @@ import org.springframework.stereotype.Component;
 class Reroutes {
 
   private final MongoTemplate mongo;
+  private final BulkWrites writes;
   private final Optional<String> fallbackAgent;
   private final Outbox outbox;
   private final EventCodec codec;
@@ -56,8 +57,14 @@ class Reroutes {
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
   Reroutes(
-      MongoTemplate mongo, AgentCatalog agents, Outbox outbox, EventCodec codec, RunLedger ledger) {
+      MongoTemplate mongo,
+      BulkWrites writes,
+      AgentCatalog agents,
+      Outbox outbox,
+      EventCodec codec,
+      RunLedger ledger) {
     this.mongo = mongo;
+    this.writes = writes;
     this.fallbackAgent = agents.fallbackAgent();
     this.outbox = outbox;
     this.codec = codec;
@@ -146,32 +153,29 @@ class Reroutes {
     TaskCreated created =
         new TaskCreated(
             TaskEventIds.created(id), now, id, failed.chatId(), agent, failed.instruction());
-    Task task;
-    try {
-      task =
-          mongo.insert(
-              new Task(
-                  id,
-                  failed.chatId(),
-                  Task.TYPE_AGENT,
-                  agent,
-                  failed.instruction(),
-                  failed.model(),
-                  TaskStatus.created,
-                  null,
-                  null,
-                  null,
-                  null,
-                  now,
-                  now,
-                  List.of(OutboxEntry.of(created, codec)),
-                  null,
-                  null,
-                  null,
-                  routing));
-    } catch (DuplicateKeyException reroutedBefore) {
-      task = mongo.findById(id, Task.class);
-    }
+    Task task =
+        writes
+            .insertOrFind(
+                new Task(
+                    id,
+                    failed.chatId(),
+                    Task.TYPE_AGENT,
+                    agent,
+                    failed.instruction(),
+                    failed.model(),
+                    TaskStatus.created,
+                    null,
+                    null,
+                    null,
+                    null,
+                    now,
+                    now,
+                    List.of(OutboxEntry.of(created, codec)),
+                    null,
+                    null,
+                    null,
+                    routing))
+            .document();
     ledger.append(
         failed.chatId(),
         RunEvent.REROUTE + "/" + id,

@@ -90,7 +90,11 @@ class MissingAnswerSweepTest {
             mongo,
             pending,
             new Plans(
-                mongo, UnreachableBroker.outbox(mongo), new EventCodec(), new RunLedger(mongo)),
+                mongo,
+                new BulkWrites(mongo),
+                UnreachableBroker.outbox(mongo),
+                new EventCodec(),
+                new RunLedger(mongo)),
             new MissingAnswerProperties(
                 Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofHours(1)));
   }

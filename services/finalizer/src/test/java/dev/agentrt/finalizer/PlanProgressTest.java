@@ -326,7 +326,11 @@ class PlanProgressTest {
 
   private static Plans plans() {
     return new Plans(
-        mongo, UnreachableBroker.outbox(mongo), new EventCodec(), new RunLedger(mongo));
+        mongo,
+        new BulkWrites(mongo),
+        UnreachableBroker.outbox(mongo),
+        new EventCodec(),
+        new RunLedger(mongo));
   }
 
   private PlanProgress progress(Plans plans) {

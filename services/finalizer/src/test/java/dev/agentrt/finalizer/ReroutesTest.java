@@ -213,7 +213,12 @@ class ReroutesTest {
 
   private static Reroutes reroutes(AgentCatalog agents) {
     return new Reroutes(
-        mongo, agents, UnreachableBroker.outbox(mongo), CODEC, new RunLedger(mongo));
+        mongo,
+        new BulkWrites(mongo),
+        agents,
+        UnreachableBroker.outbox(mongo),
+        CODEC,
+        new RunLedger(mongo));
   }
 
   private static FinalAnswers answers() {

@@ -3,6 +3,7 @@ package dev.agentrt.notifier;
 import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskWaiting;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
@@ -14,7 +15,6 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.stereotype.Component;
 
@@ -33,11 +33,13 @@ class Questions {
   static final String PURPOSE = "question";
 
   private final MongoTemplate mongo;
+  private final BulkWrites writes;
   private final EventCodec codec;
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
-  Questions(MongoTemplate mongo, EventCodec codec) {
+  Questions(MongoTemplate mongo, BulkWrites writes, EventCodec codec) {
     this.mongo = mongo;
+    this.writes = writes;
     this.codec = codec;
   }
 
@@ -61,33 +63,31 @@ class Questions {
             ChatMessage.ASSISTANT,
             waiting.taskId());
     List<OutboxEntry> outbox = List.of(OutboxEntry.of(added, codec));
-    try {
-      return mongo.insert(
-          waiting.approval()
-              ? ChatMessage.approvalRequest(
-                  id,
-                  waiting.chatId(),
-                  approvalText(
-                      task.agent(),
-                      employer(task),
-                      waiting.tool(),
-                      waiting.arguments(),
-                      waiting.taskId()),
-                  waiting.taskId(),
-                  waiting.toolCallId(),
-                  now,
-                  outbox)
-              : new ChatMessage(
-                  id,
-                  waiting.chatId(),
-                  ChatMessage.ASSISTANT,
-                  text(task.agent(), employer(task), waiting.question()),
-                  waiting.taskId(),
-                  now,
-                  outbox));
-    } catch (DuplicateKeyException postedMeanwhile) {
-      return mongo.findById(id, ChatMessage.class);
-    }
+    return writes
+        .insertOrFind(
+            waiting.approval()
+                ? ChatMessage.approvalRequest(
+                    id,
+                    waiting.chatId(),
+                    approvalText(
+                        task.agent(),
+                        employer(task),
+                        waiting.tool(),
+                        waiting.arguments(),
+                        waiting.taskId()),
+                    waiting.taskId(),
+                    waiting.toolCallId(),
+                    now,
+                    outbox)
+                : new ChatMessage(
+                    id,
+                    waiting.chatId(),
+                    ChatMessage.ASSISTANT,
+                    text(task.agent(), employer(task), waiting.question()),
+                    waiting.taskId(),
+                    now,
+                    outbox))
+        .document();
   }
 
   /** The agent of the task that started this child task, or null for a task of the chat's own. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskWaiting;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
@@ -30,6 +31,7 @@ class QuestionsTest {
 
   private static InMemoryMongo database;
   private static MongoTemplate mongo;
+  private static BulkWrites writes;
 
   private Questions questions;
 
@@ -37,17 +39,19 @@ class QuestionsTest {
   static void startMongo() {
     database = InMemoryMongo.start();
     mongo = database.template();
+    writes = new BulkWrites(mongo);
   }
 
   @AfterAll
   static void stopMongo() {
+    writes.close();
     database.close();
   }
 
   @BeforeEach
   void storedTask() {
     database.clear();
-    questions = new Questions(mongo, CODEC);
+    questions = new Questions(mongo, writes, CODEC);
     mongo.insert(
         new Task(
             "task-1",

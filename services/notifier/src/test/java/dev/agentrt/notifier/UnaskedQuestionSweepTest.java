@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskWaiting;
 import dev.agentrt.events.Topics;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.messaging.IncomingEvents;
 import dev.agentrt.platform.outbox.Outbox;
@@ -68,7 +69,7 @@ class UnaskedQuestionSweepTest {
     listener =
         new TaskWaitingListener(
             new IncomingEvents(codec),
-            new Questions(mongo, codec),
+            new Questions(mongo, new BulkWrites(mongo), codec),
             new Outbox(new EventPublisher(template, "notifier-test"), mongo),
             new RunLedger(mongo));
     sweep =

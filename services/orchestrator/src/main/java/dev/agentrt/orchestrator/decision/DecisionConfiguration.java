@@ -1,6 +1,7 @@
 package dev.agentrt.orchestrator.decision;
 
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.Plans;
@@ -23,8 +24,9 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 class DecisionConfiguration {
 
   @Bean
-  Plans plans(MongoTemplate mongo, Outbox outbox, EventCodec codec, RunLedger ledger) {
-    return new Plans(mongo, outbox, codec, ledger);
+  Plans plans(
+      MongoTemplate mongo, BulkWrites writes, Outbox outbox, EventCodec codec, RunLedger ledger) {
+    return new Plans(mongo, writes, outbox, codec, ledger);
   }
 
   @Bean

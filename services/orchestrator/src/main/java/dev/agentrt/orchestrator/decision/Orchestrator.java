@@ -16,6 +16,7 @@ import dev.agentrt.orchestrator.chat.ToolCallApprovals;
 import dev.agentrt.orchestrator.decision.Decider.Decided;
 import dev.agentrt.orchestrator.security.Users;
 import dev.agentrt.platform.BulkWrites;
+import dev.agentrt.platform.BulkWrites.Stored;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
@@ -44,7 +45,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -342,8 +342,8 @@ class Orchestrator {
     ChatMessageAdded added =
         new ChatMessageAdded(
             Ids.derived(id, "added"), now, message.chatId(), id, ChatMessage.ASSISTANT, null);
-    Inserted<ChatMessage> answer =
-        insertOnce(
+    Stored<ChatMessage> answer =
+        writes.insertOrFind(
             new ChatMessage(
                 id,
                 message.chatId(),
@@ -353,9 +353,7 @@ class Orchestrator {
                 model,
                 decided.turns() == 0 ? null : decided.usage(),
                 now,
-                List.of(OutboxEntry.of(added, codec))),
-            ChatMessage.class,
-            id);
+                List.of(OutboxEntry.of(added, codec))));
     ledger.message(answer.document());
     return new Written(
         new Publication(Collections.CHAT_MESSAGES, id, answer.document().outbox()),
@@ -377,8 +375,8 @@ class Orchestrator {
             message.chatId(),
             route.agent(),
             newTask.instruction());
-    Inserted<Task> task =
-        insertOnce(
+    Stored<Task> task =
+        writes.insertOrFind(
             new Task(
                 taskId,
                 message.chatId(),
@@ -397,9 +395,7 @@ class Orchestrator {
                 null,
                 null,
                 null,
-                route.routing()),
-            Task.class,
-            taskId);
+                route.routing()));
     ledger.append(
         message.chatId(),
         "handoff/" + taskId,
@@ -509,17 +505,5 @@ class Orchestrator {
 
   private OutboxEntry messageAdded(SubAgent subAgent, String messageId, String role, Instant at) {
     return OutboxEntry.of(SubAgentConversations.added(subAgent, messageId, role, at), codec);
-  }
-
-  /** The stored document, and whether this call inserted it. */
-  private record Inserted<T>(T document, boolean inserted) {}
-
-  private <T> Inserted<T> insertOnce(T document, Class<T> type, String id) {
-    try {
-      writes.insert(document);
-      return new Inserted<>(document, true);
-    } catch (DuplicateKeyException writtenMeanwhile) {
-      return new Inserted<>(mongo.findById(id, type), false);
-    }
   }
 }

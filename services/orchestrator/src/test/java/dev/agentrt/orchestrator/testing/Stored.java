@@ -1,6 +1,7 @@
 package dev.agentrt.orchestrator.testing;
 
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
@@ -40,7 +41,11 @@ public final class Stored {
   /** Plans whose tasks' events stay in their outboxes, for the test to read. */
   public static Plans plans(MongoTemplate mongo) {
     return new Plans(
-        mongo, UnreachableBroker.outbox(mongo), new EventCodec(), new RunLedger(mongo));
+        mongo,
+        new BulkWrites(mongo),
+        UnreachableBroker.outbox(mongo),
+        new EventCodec(),
+        new RunLedger(mongo));
   }
 
   public Stored(MongoTemplate mongo) {
