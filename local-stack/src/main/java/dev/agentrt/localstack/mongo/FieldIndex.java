@@ -26,15 +26,37 @@ final class FieldIndex {
   private static final Set<String> RANGE = Set.of("$lt", "$lte", "$gt", "$gte");
 
   private final String path;
+
+  /** Whether the path names a field of the document itself (no dot): read without parsing it. */
+  private final boolean topLevel;
+
   private final Map<Object, Set<Object>> positionsByValue = new HashMap<>();
   private final Set<Object> positionsWithValue = new LinkedHashSet<>();
 
   FieldIndex(String path) {
     this.path = path;
+    this.topLevel = path.indexOf('.') < 0;
   }
 
   void add(Object position, Document document) {
-    List<Object> values = valuesOf(document);
+    add(position, valuesOf(document));
+  }
+
+  void remove(Object position, Document document) {
+    remove(position, valuesOf(document));
+  }
+
+  /** Follows a document's update; nothing to do when its values at the path stayed the same. */
+  void update(Object position, Document before, Document after) {
+    List<Object> old = valuesOf(before);
+    List<Object> now = valuesOf(after);
+    if (!old.equals(now)) {
+      remove(position, old);
+      add(position, now);
+    }
+  }
+
+  private void add(Object position, List<Object> values) {
     if (values.isEmpty()) {
       return;
     }
@@ -46,8 +68,7 @@ final class FieldIndex {
     }
   }
 
-  void remove(Object position, Document document) {
-    List<Object> values = valuesOf(document);
+  private void remove(Object position, List<Object> values) {
     if (values.isEmpty()) {
       return;
     }
@@ -117,7 +138,8 @@ final class FieldIndex {
 
   /** The non-null values at the path, an array's elements one by one; empty if none. */
   private List<Object> valuesOf(Document document) {
-    Object value = Utils.getSubdocumentValueCollectionAware(document, path);
+    Object value =
+        topLevel ? document.get(path) : Utils.getSubdocumentValueCollectionAware(document, path);
     List<Object> values = new ArrayList<>();
     collect(value, values);
     return values;

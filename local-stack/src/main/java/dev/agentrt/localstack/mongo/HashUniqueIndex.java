@@ -3,9 +3,12 @@ package dev.agentrt.localstack.mongo;
 import de.bwaldvogel.mongo.backend.AbstractUniqueIndex;
 import de.bwaldvogel.mongo.backend.IndexKey;
 import de.bwaldvogel.mongo.backend.KeyValue;
+import de.bwaldvogel.mongo.bson.Document;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A unique index kept in a hash map. The H2 backend's own unique index is an H2 map whose keys it
@@ -17,8 +20,31 @@ final class HashUniqueIndex extends AbstractUniqueIndex<Object> {
 
   private final Map<KeyValue, Object> positions = new ConcurrentHashMap<>();
 
+  /** The keys' names, when every one names a field of the document itself (no dot); else null. */
+  private final @Nullable List<String> topLevelKeys;
+
   HashUniqueIndex(String name, List<IndexKey> keys, boolean sparse) {
     super(name, keys, sparse);
+    List<String> names = keys.stream().map(IndexKey::getKey).toList();
+    this.topLevelKeys = names.stream().anyMatch(key -> key.indexOf('.') >= 0) ? null : names;
+  }
+
+  /**
+   * Whether an update left the document's keys as they were, which the library asks twice for every
+   * update of every document: answered from the fields themselves when they are the same (most
+   * updates touch no key), else by the library, which builds both documents' key values.
+   */
+  @Override
+  protected boolean nullAwareEqualsKeys(Document before, Document after) {
+    if (topLevelKeys != null && topLevelKeys.stream().allMatch(k -> unchanged(k, before, after))) {
+      return true;
+    }
+    return super.nullAwareEqualsKeys(before, after);
+  }
+
+  private static boolean unchanged(String key, Document before, Document after) {
+    return before.containsKey(key) == after.containsKey(key)
+        && Objects.equals(before.get(key), after.get(key));
   }
 
   @Override
