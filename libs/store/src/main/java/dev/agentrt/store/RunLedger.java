@@ -1,31 +1,24 @@
 package dev.agentrt.store;
 
-import static com.mongodb.ErrorCategory.DUPLICATE_KEY;
-
-import com.mongodb.ErrorCategory;
-import com.mongodb.MongoBulkWriteException;
-import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.InsertManyOptions;
 import com.mongodb.client.model.ReturnDocument;
-import dev.agentrt.platform.GroupCommit;
+import dev.agentrt.platform.BulkWrites;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.CompletableFuture;
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -35,8 +28,8 @@ import org.springframework.data.mongodb.core.query.Query;
  * The chat's run-event ledger: what a person can watch, each step once, numbered per chat.
  *
  * <p>An append takes the chat's next position with one {@code $inc} on the chat document and
- * inserts the event under the chat id and the step's key; the inserts of appends made at the same
- * time in this process go out together, one command for many ({@link GroupCommit}), and each append
+ * inserts the event under the chat id and the step's key; the inserts go out with the other writes
+ * made at the same time in this process, one command for many ({@link BulkWrites}), and each append
  * returns once its own is written. Recording the same step again (a redelivered event, a turn taken
  * again after a crash) hits the key and stores nothing; the position it took is recorded as skipped
  * ({@link #skipped}), so positions rise but may skip, and a reader waiting for a position learns
@@ -49,7 +42,7 @@ import org.springframework.data.mongodb.core.query.Query;
  * <p>The ledger observes runs; it never steers them. An append that fails is logged and dropped,
  * and the step it describes goes on.
  */
-public class RunLedger implements AutoCloseable {
+public class RunLedger {
 
   private static final Logger log = LoggerFactory.getLogger(RunLedger.class);
 
@@ -58,20 +51,14 @@ public class RunLedger implements AutoCloseable {
 
   static final String SEQ_FIELD = "eventSeq";
 
-  /** The most events one insert carries. */
-  static final int INSERT_BATCH = 500;
-
-  /** How long an append waits for its insert before it gives up on the event. */
-  static final Duration INSERT_TIMEOUT = Duration.ofSeconds(10);
+  /** The most positions {@link #skipped} asks about. */
+  static final int SKIPS_ASKED = 500;
 
   private final MongoTemplate mongo;
+  private final BulkWrites writes;
   private final Clock clock;
   private final MeterRegistry meters;
   private final @Nullable ConfigVersion config;
-
-  /** The inserts of concurrent appends, written together. */
-  private final GroupCommit<RunEvent, Inserted> inserts =
-      new GroupCommit<>("ledger-inserts", INSERT_BATCH, this::insert);
 
   public RunLedger(MongoTemplate mongo) {
     this(mongo, new SimpleMeterRegistry());
@@ -87,16 +74,32 @@ public class RunLedger implements AutoCloseable {
    * with the configuration's version (none when null).
    */
   public RunLedger(MongoTemplate mongo, MeterRegistry meters, @Nullable ConfigVersion config) {
-    this(mongo, Clock.systemUTC(), meters, config);
+    this(mongo, new BulkWrites(mongo), meters, config);
+  }
+
+  /**
+   * {@link #RunLedger(MongoTemplate, MeterRegistry, ConfigVersion)} inserting with {@code writes}.
+   */
+  public RunLedger(
+      MongoTemplate mongo,
+      BulkWrites writes,
+      MeterRegistry meters,
+      @Nullable ConfigVersion config) {
+    this(mongo, writes, Clock.systemUTC(), meters, config);
   }
 
   RunLedger(MongoTemplate mongo, Clock clock) {
-    this(mongo, clock, new SimpleMeterRegistry(), null);
+    this(mongo, new BulkWrites(mongo), clock, new SimpleMeterRegistry(), null);
   }
 
   private RunLedger(
-      MongoTemplate mongo, Clock clock, MeterRegistry meters, @Nullable ConfigVersion config) {
+      MongoTemplate mongo,
+      BulkWrites writes,
+      Clock clock,
+      MeterRegistry meters,
+      @Nullable ConfigVersion config) {
     this.mongo = mongo;
+    this.writes = writes;
     this.clock = clock;
     this.meters = meters;
     this.config = config;
@@ -203,30 +206,32 @@ public class RunLedger implements AutoCloseable {
                 step.agent(),
                 stamped(step)));
       }
-      List<Inserted> written =
-          inserts.submitAll(events).get(INSERT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      List<CompletableFuture<Void>> inserts = writes.queueInserts(events);
       List<Long> unused = new ArrayList<>();
       for (int i = 0; i < steps.size(); i++) {
-        // DUPLICATE: the same step, recorded again; the ledger has it once.
         Step step = steps.get(i);
-        if (written.get(i) != Inserted.NEW) {
-          unused.add(first + i);
-        } else if (RunEvent.RUN_END.equals(step.type())) {
-          countEnded(step.agent(), step.data());
+        try {
+          BulkWrites.await(inserts.get(i));
+          if (RunEvent.RUN_END.equals(step.type())) {
+            countEnded(step.agent(), step.data());
+          }
+        } catch (DuplicateKeyException recordedBefore) {
+          unused.add(first + i); // the same step, recorded again: the ledger has it once
+        } catch (RuntimeException e) {
+          // Not marked skipped: the write may still have been made (a timeout, a lost answer).
+          log.warn("run event {} of chat {} not recorded: {}", step.key(), chatId, e.toString());
         }
       }
       skip(chatId, unused);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      log.warn("run events {} of chat {} not recorded: interrupted", keys(steps), chatId);
-    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+    } catch (RuntimeException e) {
       log.warn("run events {} of chat {} not recorded: {}", keys(steps), chatId, e.toString());
     }
   }
 
   /**
-   * Records positions taken whose events were not stored, so that readers waiting for them move on
-   * at once. A position whose insert timed out is not recorded: its event may still be written.
+   * Records positions taken whose events were not stored because the step was recorded before, so
+   * that readers waiting for them move on at once. A position whose insert failed otherwise is not
+   * recorded: its event may still have been written, and a reader waits out its grace for it.
    */
   private void skip(String chatId, List<Long> positions) {
     if (positions.isEmpty()) {
@@ -259,12 +264,12 @@ public class RunLedger implements AutoCloseable {
 
   /**
    * Whether every position from {@code from} to {@code to} (both included) was taken and will never
-   * hold an event: each is recorded as skipped. Asks about at most {@link #INSERT_BATCH} positions;
+   * hold an event: each is recorded as skipped. Asks about at most {@link #SKIPS_ASKED} positions;
    * a longer stretch is answered false.
    */
   public boolean skipped(String chatId, long from, long to) {
     long count = to - from + 1;
-    if (count < 1 || count > INSERT_BATCH) {
+    if (count < 1 || count > SKIPS_ASKED) {
       return false;
     }
     List<String> ids = new ArrayList<>((int) count);
@@ -290,51 +295,6 @@ public class RunLedger implements AutoCloseable {
     Map<String, Object> stamped = new LinkedHashMap<>(step.data());
     stamped.put("configVersion", config.value());
     return java.util.Collections.unmodifiableMap(stamped);
-  }
-
-  /** What the insert of an event came to. */
-  private enum Inserted {
-    NEW,
-    DUPLICATE,
-    FAILED
-  }
-
-  /**
-   * Inserts a batch of events with one unordered {@code insert} command: an event recorded before
-   * is a duplicate key and stops none of the others.
-   */
-  private List<Inserted> insert(List<RunEvent> events) {
-    List<Document> documents = new ArrayList<>(events.size());
-    for (RunEvent event : events) {
-      Document document = new Document();
-      mongo.getConverter().write(event, document);
-      documents.add(document);
-    }
-    List<Inserted> outcomes =
-        new ArrayList<>(java.util.Collections.nCopies(events.size(), Inserted.NEW));
-    try {
-      mongo
-          .getCollection(mongo.getCollectionName(RunEvent.class))
-          .insertMany(documents, new InsertManyOptions().ordered(false));
-    } catch (MongoBulkWriteException e) {
-      for (BulkWriteError error : e.getWriteErrors()) {
-        boolean duplicate = ErrorCategory.fromErrorCode(error.getCode()) == DUPLICATE_KEY;
-        outcomes.set(error.getIndex(), duplicate ? Inserted.DUPLICATE : Inserted.FAILED);
-        if (!duplicate) {
-          log.warn(
-              "run event {} not recorded: {}",
-              events.get(error.getIndex()).id(),
-              error.getMessage());
-        }
-      }
-    }
-    return outcomes;
-  }
-
-  /** Stops the writer once it has written what was queued. */
-  @Override
-  public void close() {
-    inserts.close();
   }
 
   /**

@@ -36,10 +36,11 @@ public class StoreAutoConfiguration {
   @Bean
   RunLedger runLedger(
       MongoTemplate mongo,
+      BulkWrites writes,
       ObjectProvider<MeterRegistry> meters,
       ObjectProvider<ConfigVersion> config) {
     return new RunLedger(
-        mongo, meters.getIfAvailable(SimpleMeterRegistry::new), config.getIfAvailable());
+        mongo, writes, meters.getIfAvailable(SimpleMeterRegistry::new), config.getIfAvailable());
   }
 
   @Bean
