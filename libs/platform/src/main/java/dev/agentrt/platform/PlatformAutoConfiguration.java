@@ -6,6 +6,7 @@ import dev.agentrt.platform.messaging.DeadLetters;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.messaging.IncomingEvents;
 import dev.agentrt.platform.messaging.ListenerErrorHandling;
+import dev.agentrt.platform.messaging.UnhandledEventTypes;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxProperties;
 import dev.agentrt.platform.outbox.OutboxRelay;
@@ -18,6 +19,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -25,6 +27,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.cloud.function.core.FunctionInvocationHelper;
+import org.springframework.cloud.stream.config.BindingServiceProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.http.server.observation.ServerRequestObservationContext;
@@ -120,6 +123,16 @@ public class PlatformAutoConfiguration {
   ListenerErrorHandling listenerErrorHandling(
       KafkaTemplate<String, byte[]> template, ObjectProvider<MeterRegistry> meters) {
     return new ListenerErrorHandling(template, meters.getIfAvailable(SimpleMeterRegistry::new));
+  }
+
+  /**
+   * Picked up by the binder for every consumer binding: the function of a binding that handles only
+   * some of its topic's event types never sees the others.
+   */
+  @Bean
+  UnhandledEventTypes unhandledEventTypes(
+      BindingServiceProperties bindings, BeanFactory functions) {
+    return new UnhandledEventTypes(bindings, functions);
   }
 
   /**

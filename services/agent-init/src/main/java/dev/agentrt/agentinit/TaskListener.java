@@ -1,11 +1,13 @@
 package dev.agentrt.agentinit;
 
 import dev.agentrt.events.Event;
+import dev.agentrt.events.EventType;
 import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.platform.messaging.IncomingEvents;
+import dev.agentrt.platform.messaging.SelectiveConsumer;
 import java.time.Clock;
-import java.util.function.Consumer;
+import java.util.Set;
 import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
 
@@ -16,7 +18,7 @@ import org.springframework.stereotype.Component;
  * {@code agentrt.tasks} as {@code tasks-in-0} (application.yml).
  */
 @Component("tasks")
-class TaskListener implements Consumer<Message<byte[]>> {
+class TaskListener implements SelectiveConsumer {
 
   private final IncomingEvents events;
   private final SubAgentStarter starter;
@@ -27,6 +29,11 @@ class TaskListener implements Consumer<Message<byte[]>> {
     this.events = events;
     this.starter = starter;
     this.cancelled = cancelled;
+  }
+
+  @Override
+  public Set<EventType> handles() {
+    return Set.of(EventType.TASK_CREATED, EventType.TASK_CANCELLED);
   }
 
   @Override

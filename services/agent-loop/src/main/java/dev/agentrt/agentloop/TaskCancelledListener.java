@@ -1,10 +1,12 @@
 package dev.agentrt.agentloop;
 
+import dev.agentrt.events.EventType;
 import dev.agentrt.events.InvalidEventException;
 import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.platform.messaging.IncomingEvents;
+import dev.agentrt.platform.messaging.SelectiveConsumer;
 import dev.agentrt.store.Leases;
-import java.util.function.Consumer;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -27,7 +29,7 @@ import org.springframework.stereotype.Component;
  * which finds its sub-agent cancelled.
  */
 @Component("turnCancellations")
-class TaskCancelledListener implements Consumer<Message<byte[]>> {
+class TaskCancelledListener implements SelectiveConsumer {
 
   static final String BINDING = "turnCancellations-in-0";
 
@@ -44,6 +46,11 @@ class TaskCancelledListener implements Consumer<Message<byte[]>> {
     this.events = events;
     this.turns = turns;
     bindings.getBindingProperties(BINDING).setGroup(service + "-cancellations-" + turns.holder());
+  }
+
+  @Override
+  public Set<EventType> handles() {
+    return Set.of(EventType.TASK_CANCELLED);
   }
 
   @Override

@@ -1,12 +1,14 @@
 package dev.agentrt.finalizer;
 
 import dev.agentrt.events.Event;
+import dev.agentrt.events.EventType;
 import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.events.TaskCompleted;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.platform.messaging.IncomingEvents;
+import dev.agentrt.platform.messaging.SelectiveConsumer;
 import dev.agentrt.store.TaskCancellation;
-import java.util.function.Consumer;
+import java.util.Set;
 import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
 
@@ -21,7 +23,7 @@ import org.springframework.stereotype.Component;
  * (application.yml).
  */
 @Component("taskOutcomes")
-class TaskOutcomeListener implements Consumer<Message<byte[]>> {
+class TaskOutcomeListener implements SelectiveConsumer {
 
   private final IncomingEvents events;
   private final PendingAnswers pending;
@@ -32,6 +34,11 @@ class TaskOutcomeListener implements Consumer<Message<byte[]>> {
     this.events = events;
     this.pending = pending;
     this.cancellation = cancellation;
+  }
+
+  @Override
+  public Set<EventType> handles() {
+    return Set.of(EventType.TASK_COMPLETED, EventType.TASK_FAILED, EventType.TASK_CANCELLED);
   }
 
   @Override

@@ -1,21 +1,23 @@
 package dev.agentrt.notifier;
 
+import dev.agentrt.events.EventType;
 import dev.agentrt.events.TaskWaiting;
 import dev.agentrt.platform.messaging.IncomingEvents;
+import dev.agentrt.platform.messaging.SelectiveConsumer;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.RunLedger;
-import java.util.function.Consumer;
+import java.util.Set;
 import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
 
 /**
- * A task waiting for the person gets its question in the chat; other task events are ignored. Bound
- * to {@code agentrt.tasks} as {@code taskWaiting-in-0} (application.yml).
+ * A task waiting for the person gets its question in the chat; other task events never reach it.
+ * Bound to {@code agentrt.tasks} as {@code taskWaiting-in-0} (application.yml).
  */
 @Component("taskWaiting")
-class TaskWaitingListener implements Consumer<Message<byte[]>> {
+class TaskWaitingListener implements SelectiveConsumer {
 
   private final IncomingEvents events;
   private final Questions questions;
@@ -27,6 +29,11 @@ class TaskWaitingListener implements Consumer<Message<byte[]>> {
     this.questions = questions;
     this.outbox = outbox;
     this.ledger = ledger;
+  }
+
+  @Override
+  public Set<EventType> handles() {
+    return Set.of(EventType.TASK_WAITING);
   }
 
   @Override

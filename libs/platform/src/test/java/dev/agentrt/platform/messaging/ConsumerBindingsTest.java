@@ -6,7 +6,11 @@ import static org.awaitility.Awaitility.await;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.events.ChatMessageAdded;
+import dev.agentrt.events.Event;
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.EventType;
+import dev.agentrt.events.TaskCancelled;
+import dev.agentrt.events.TaskCompleted;
 import dev.agentrt.events.Topics;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import io.micrometer.core.instrument.Counter;
@@ -17,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -56,6 +61,9 @@ class ConsumerBindingsTest {
 
   private static final Queue<String> HANDLED = new ConcurrentLinkedQueue<>();
 
+  /** What reached the tasks binding's function, as "record key: ce_type header". */
+  private static final Queue<String> TASK_RECORDS = new ConcurrentLinkedQueue<>();
+
   private static EmbeddedKafkaKraftBroker kafka;
   private static MongoServer mongoServer;
   private static ConfigurableApplicationContext app;
@@ -78,6 +86,29 @@ class ConsumerBindingsTest {
         HANDLED.add(added.chatId());
       };
     }
+
+    /** Handles task cancellations only; notes every record that reaches it, before decoding. */
+    @Bean
+    SelectiveConsumer cancellations(IncomingEvents events) {
+      return new SelectiveConsumer() {
+        @Override
+        public Set<EventType> handles() {
+          return Set.of(EventType.TASK_CANCELLED);
+        }
+
+        @Override
+        public void accept(Message<byte[]> message) {
+          Object type = message.getHeaders().get("ce_type");
+          TASK_RECORDS.add(
+              message.getHeaders().get(KafkaHeaders.RECEIVED_KEY)
+                  + ": "
+                  + (type instanceof byte[] bytes
+                      ? new String(bytes, StandardCharsets.UTF_8)
+                      : "none"));
+          events.decode(message);
+        }
+      };
+    }
   }
 
   @BeforeAll
@@ -95,9 +126,10 @@ class ConsumerBindingsTest {
                 "--spring.mongodb.uri=mongodb://127.0.0.1:"
                     + mongoServer.bind().getPort()
                     + "/agentrt",
-                "--spring.cloud.function.definition=chatMessages",
+                "--spring.cloud.function.definition=chatMessages;cancellations",
                 "--spring.cloud.stream.bindings.chatMessages-in-0.destination="
                     + Topics.CHAT_MESSAGES,
+                "--spring.cloud.stream.bindings.cancellations-in-0.destination=" + Topics.TASKS,
                 // fewer and shorter retries than the shared 8 attempts from 200 ms
                 "--spring.cloud.stream.bindings.chatMessages-in-0.consumer.max-attempts=3",
                 "--spring.cloud.stream.bindings.chatMessages-in-0.consumer.back-off-initial-interval=10",
@@ -180,11 +212,40 @@ class ConsumerBindingsTest {
     assertThat(HANDLED).doesNotContain(chatId);
   }
 
+  /**
+   * A function that handles some of its topic's event types sees no record of the others; a record
+   * that is not a CloudEvent still reaches it, and is dead-lettered.
+   */
+  @Test
+  void aSelectiveConsumerSeesOnlyTheEventTypesItHandles() throws Exception {
+    String taskId = "task-" + UUID.randomUUID();
+    Instant now = Instant.now();
+    send(
+        taskId,
+        record(new TaskCompleted(UUID.randomUUID().toString(), now, taskId, "c", "s", "r")));
+    send(taskId, new ProducerRecord<>(Topics.TASKS, taskId, "{}".getBytes(StandardCharsets.UTF_8)));
+    send(
+        taskId,
+        record(new TaskCancelled(UUID.randomUUID().toString(), now, taskId, "c", null, "")));
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> TASK_RECORDS.contains(taskId + ": dev.agentrt.TaskCancelled"));
+    assertThat(TASK_RECORDS.stream().filter(seen -> seen.startsWith(taskId + ":")))
+        .as("in the order sent: the completion dropped unread, the record that is no event kept")
+        .containsExactly(taskId + ": none", taskId + ": dev.agentrt.TaskCancelled");
+    assertThat(text(deadLetter(taskId), KafkaHeaders.DLT_ORIGINAL_TOPIC)).isEqualTo(Topics.TASKS);
+  }
+
+  private static ProducerRecord<String, byte[]> record(Event event) {
+    return app.getBean(EventPublisher.class).record(OutboxEntry.of(event, new EventCodec()));
+  }
+
   private static ProducerRecord<String, byte[]> event(String chatId) {
     ChatMessageAdded added =
         new ChatMessageAdded(
             UUID.randomUUID().toString(), Instant.now(), chatId, "m-1", "user", null);
-    return app.getBean(EventPublisher.class).record(OutboxEntry.of(added, new EventCodec()));
+    return record(added);
   }
 
   private static RecordMetadata send(String key, byte[] value, RecordHeaders headers)

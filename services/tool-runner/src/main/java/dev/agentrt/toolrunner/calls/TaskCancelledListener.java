@@ -1,10 +1,12 @@
 package dev.agentrt.toolrunner.calls;
 
+import dev.agentrt.events.EventType;
 import dev.agentrt.events.InvalidEventException;
 import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.platform.messaging.IncomingEvents;
+import dev.agentrt.platform.messaging.SelectiveConsumer;
 import dev.agentrt.store.Leases;
-import java.util.function.Consumer;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -25,7 +27,7 @@ import org.springframework.stereotype.Component;
  * never be replayed to it. A cancellation that fails here lets the tools run to their end.
  */
 @Component("toolCancellations")
-class TaskCancelledListener implements Consumer<Message<byte[]>> {
+class TaskCancelledListener implements SelectiveConsumer {
 
   static final String BINDING = "toolCancellations-in-0";
 
@@ -45,6 +47,11 @@ class TaskCancelledListener implements Consumer<Message<byte[]>> {
     bindings
         .getBindingProperties(BINDING)
         .setGroup(service + "-cancellations-" + toolCallLeases.holder());
+  }
+
+  @Override
+  public Set<EventType> handles() {
+    return Set.of(EventType.TASK_CANCELLED);
   }
 
   @Override
