@@ -1,11 +1,9 @@
 package dev.agentrt.store;
 
 import dev.agentrt.events.EventCodec;
-import dev.agentrt.events.TaskCreated;
 import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.BulkWrites.Stored;
 import dev.agentrt.platform.outbox.Outbox;
-import dev.agentrt.platform.outbox.OutboxEntry;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -257,36 +255,19 @@ public final class Plans {
   private void startTask(Plan plan, PlanNode node) {
     Instant now = clock.instant();
     String instruction = instruction(plan, node);
-    TaskCreated created =
-        new TaskCreated(
-            TaskEventIds.created(node.taskId()),
-            now,
-            node.taskId(),
-            plan.chatId(),
-            node.agent(),
-            instruction);
     Task task =
         writes
             .insertOrFind(
-                new Task(
+                Task.created(
                     node.taskId(),
                     plan.chatId(),
-                    Task.TYPE_AGENT,
                     node.agent(),
                     instruction,
                     plan.model(),
-                    TaskStatus.created,
                     null,
-                    null,
-                    null,
-                    null,
+                    plan.routing(),
                     now,
-                    now,
-                    List.of(OutboxEntry.of(created, codec)),
-                    null,
-                    null,
-                    null,
-                    plan.routing()))
+                    codec))
             .document();
     outbox.publishOrLeaveToRelay(Collections.TASKS, task.id(), task.outbox());
     // A cancel of the plan marks it first, then cancels its running nodes' tasks; this start

@@ -1,5 +1,7 @@
 package dev.agentrt.store;
 
+import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.TaskCreated;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import java.time.Instant;
 import java.util.List;
@@ -63,6 +65,59 @@ public record Task(
 
   @PersistenceCreator
   public Task {}
+
+  /**
+   * A task just created for {@code agent}, its {@code TaskCreated} in its outbox (the event's id
+   * derived from the task's, {@link TaskEventIds#created}; a child's event names its parent, depth
+   * and the call that started it), to be inserted once and published.
+   *
+   * @param model see {@link #model()}
+   * @param delegation see {@link #delegation()}; null for a task the orchestrator started
+   * @param routing see {@link #routing()}; null for a child task
+   */
+  public static Task created(
+      String id,
+      String chatId,
+      String agent,
+      String instruction,
+      @Nullable String model,
+      @Nullable Delegation delegation,
+      @Nullable Routing routing,
+      Instant now,
+      EventCodec codec) {
+    TaskCreated event =
+        delegation == null
+            ? new TaskCreated(TaskEventIds.created(id), now, id, chatId, agent, instruction)
+            : new TaskCreated(
+                TaskEventIds.created(id),
+                now,
+                id,
+                chatId,
+                agent,
+                instruction,
+                delegation.parentTaskId(),
+                delegation.depth(),
+                delegation.toolCallId());
+    return new Task(
+        id,
+        chatId,
+        TYPE_AGENT,
+        agent,
+        instruction,
+        model,
+        TaskStatus.created,
+        null,
+        null,
+        null,
+        null,
+        now,
+        now,
+        List.of(OutboxEntry.of(event, codec)),
+        delegation,
+        null,
+        null,
+        routing);
+  }
 
   /**
    * Why the orchestrator put this agent on the task: the decision's confidence (0–1) and reason.

@@ -4,7 +4,6 @@ import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.EventCodec;
-import dev.agentrt.events.TaskCreated;
 import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
@@ -21,7 +20,6 @@ import dev.agentrt.store.SubAgentIds;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
-import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import java.time.Clock;
 import java.time.Instant;
@@ -178,17 +176,6 @@ class Delegations {
       int depth) {
     Instant now = clock.instant();
     String taskId = childTaskId(toolCallId);
-    TaskCreated created =
-        new TaskCreated(
-            TaskEventIds.created(taskId),
-            now,
-            taskId,
-            caller.chatId(),
-            request.agent(),
-            request.message(),
-            callerTask.id(),
-            depth,
-            toolCallId);
     Task.Delegation delegation =
         new Task.Delegation(
             callerTask.id(),
@@ -203,24 +190,16 @@ class Delegations {
     Task child =
         writes
             .insertOrFind(
-                new Task(
+                Task.created(
                     taskId,
                     caller.chatId(),
-                    Task.TYPE_AGENT,
                     request.agent(),
                     request.message(),
                     callerTask.model(),
-                    TaskStatus.created,
-                    null,
-                    null,
-                    null,
-                    null,
-                    now,
-                    now,
-                    List.of(OutboxEntry.of(created, codec)),
                     delegation,
                     null,
-                    null))
+                    now,
+                    codec))
             .document();
     recordStart(caller, toolCallId, request, taskId, false);
     outbox.publish(Collections.TASKS, child.id(), child.outbox());

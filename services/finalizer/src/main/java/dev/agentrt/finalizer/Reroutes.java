@@ -2,21 +2,17 @@ package dev.agentrt.finalizer;
 
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
-import dev.agentrt.events.TaskCreated;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.Outbox;
-import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.Task;
-import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.List;
 import java.util.Optional;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.stereotype.Component;
@@ -150,31 +146,19 @@ class Reroutes {
             failed.routing() == null ? 0 : failed.routing().confidence(),
             "the " + failed.agent() + " failed: " + RunLedger.excerpt(error),
             true);
-    TaskCreated created =
-        new TaskCreated(
-            TaskEventIds.created(id), now, id, failed.chatId(), agent, failed.instruction());
     Task task =
         writes
             .insertOrFind(
-                new Task(
+                Task.created(
                     id,
                     failed.chatId(),
-                    Task.TYPE_AGENT,
                     agent,
                     failed.instruction(),
                     failed.model(),
-                    TaskStatus.created,
                     null,
-                    null,
-                    null,
-                    null,
+                    routing,
                     now,
-                    now,
-                    List.of(OutboxEntry.of(created, codec)),
-                    null,
-                    null,
-                    null,
-                    routing))
+                    codec))
             .document();
     ledger.append(
         failed.chatId(),

@@ -9,7 +9,6 @@ import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.EventCodec;
-import dev.agentrt.events.TaskCreated;
 import dev.agentrt.model.ModelMessage;
 import dev.agentrt.orchestrator.chat.ChatAccess;
 import dev.agentrt.orchestrator.chat.ToolCallApprovals;
@@ -32,7 +31,6 @@ import dev.agentrt.store.SubAgentConversations.NewMessage;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
-import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.TurnUsage;
@@ -367,35 +365,18 @@ class Orchestrator {
       LowConfidence.Route route) {
     String taskId = Ids.derived(message.id(), TASK);
     Instant now = clock.instant();
-    TaskCreated created =
-        new TaskCreated(
-            TaskEventIds.created(taskId),
-            now,
-            taskId,
-            message.chatId(),
-            route.agent(),
-            newTask.instruction());
     Stored<Task> task =
         writes.insertOrFind(
-            new Task(
+            Task.created(
                 taskId,
                 message.chatId(),
-                Task.TYPE_AGENT,
                 route.agent(),
                 newTask.instruction(),
                 model,
-                TaskStatus.created,
                 null,
-                null,
-                null,
-                null,
+                route.routing(),
                 now,
-                now,
-                List.of(OutboxEntry.of(created, codec)),
-                null,
-                null,
-                null,
-                route.routing()));
+                codec));
     ledger.append(
         message.chatId(),
         "handoff/" + taskId,
