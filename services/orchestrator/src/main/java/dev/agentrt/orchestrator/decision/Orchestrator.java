@@ -238,12 +238,14 @@ class Orchestrator {
    * message goes on to the model.
    */
   private Optional<Publication> decideWaitingApproval(ChatMessage message) {
+    Optional<ApprovalWords.Verdict> verdict = ApprovalWords.read(message.content());
+    if (verdict.isEmpty()) {
+      return Optional.empty(); // only a message that reads as a verdict ever decides a call
+    }
     if (approvals.decidedBy(message.id()).isPresent()) {
       return Optional.of(new Publication(Collections.CHAT_MESSAGES, message.id(), List.of()));
     }
-    Optional<ApprovalWords.Verdict> verdict = ApprovalWords.read(message.content());
-    Optional<ToolCall> awaiting =
-        verdict.isEmpty() ? Optional.empty() : approvals.awaitingIn(message.chatId());
+    Optional<ToolCall> awaiting = approvals.awaitingIn(message.chatId());
     if (awaiting.isEmpty()) {
       return Optional.empty();
     }
