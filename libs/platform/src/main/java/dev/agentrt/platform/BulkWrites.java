@@ -4,22 +4,28 @@ import com.mongodb.ErrorCategory;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.InsertOneModel;
+import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.bson.Document;
 import org.bson.conversions.Bson;
+import org.bson.types.ObjectId;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -41,6 +47,13 @@ import org.springframework.data.mongodb.core.query.UpdateDefinition;
  * {@code MongoTemplate.insert} would; any other failure (its write error, or the command's) fails
  * only its caller's future with why. The others of its batch are written. A caller's writes are
  * made in the order it waits for them; two callers' writes, in either order.
+ *
+ * <p>A conditional update ({@link #updateIfMatches}) learns whether its condition held, as a {@code
+ * findAndModify} would tell, without one round trip of its own: it also stamps its document with a
+ * token of its own ({@link #WRITTEN_BY}). When every update of a bulk write matched, all of them
+ * did; otherwise one {@code find} of the conditional ones' documents tells by their tokens which.
+ * Two conditional updates of one document never share a bulk write, so a token read back is the
+ * last one written.
  */
 public final class BulkWrites implements AutoCloseable {
 
@@ -50,12 +63,34 @@ public final class BulkWrites implements AutoCloseable {
   /** How long {@link #update} and {@link #insert} wait for their write. */
   public static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-  private record Write(String collection, WriteModel<Document> model) {}
+  /** The field a conditional update stamps its document with: a token of its own. */
+  static final String WRITTEN_BY = "writtenBy";
+
+  /**
+   * A write; for a conditional update also its document's id and its token ({@link #WRITTEN_BY}).
+   */
+  private record Write(
+      String collection, WriteModel<Document> model, @Nullable Object id, @Nullable String token) {
+
+    Write(String collection, WriteModel<Document> model) {
+      this(collection, model, null, null);
+    }
+
+    boolean conditional() {
+      return token != null;
+    }
+  }
+
+  /** What a write came to: why it failed (null: it was made), and whether its update matched. */
+  private record Written(@Nullable RuntimeException failure, boolean matched) {
+    static final Written MATCHED = new Written(null, true);
+    static final Written UNMATCHED = new Written(null, false);
+  }
 
   private final MongoTemplate mongo;
   private final QueryMapper queries;
   private final UpdateMapper updates;
-  private final GroupCommit<Write, @Nullable RuntimeException> writes;
+  private final GroupCommit<Write, Written> writes;
 
   public BulkWrites(MongoTemplate mongo) {
     this(mongo, true);
@@ -105,6 +140,56 @@ public final class BulkWrites implements AutoCloseable {
   /** Queues the update with the driver's filter and update (nothing mapped). */
   public CompletableFuture<Void> queue(Bson filter, Bson update, String collection) {
     return queue(new Write(collection, new UpdateOneModel<>(filter, update)));
+  }
+
+  /**
+   * Updates the document with this id in {@code collection} if it also matches {@code condition},
+   * with the writes queued meanwhile, and says whether it did: as a conditional {@code
+   * findAndModify} tells, for a caller that needs nothing else back. For a condition that no later
+   * write makes true again (a move out of a status, a claim of what is free): between this update
+   * and the read that tells updates apart (see the class), another that matched the same document
+   * would leave this one told it did not.
+   *
+   * @return whether the document was there and matched the condition, so the update was made
+   * @throws RuntimeException why that is not known: its write error, the command's failure, or no
+   *     answer within {@link #TIMEOUT} (the update may have been made)
+   */
+  public boolean updateIfMatches(Object id, Bson condition, Bson update, String collection) {
+    return awaitValue(queueIfMatches(id, condition, update, collection));
+  }
+
+  /**
+   * {@link #updateIfMatches(Object, Bson, Bson, String)} with Spring Data's query and update,
+   * mapped as {@link #queue(Query, UpdateDefinition, String)} maps them.
+   */
+  public boolean updateIfMatches(
+      Object id, Query condition, UpdateDefinition update, String collection) {
+    return updateIfMatches(
+        id,
+        queries.getMappedObject(condition.getQueryObject(), Optional.empty()),
+        updates.getMappedObject(update.getUpdateObject(), Optional.empty()),
+        collection);
+  }
+
+  /** Queues the update of {@link #updateIfMatches}; the future says whether it matched. */
+  public CompletableFuture<Boolean> queueIfMatches(
+      Object id, Bson condition, Bson update, String collection) {
+    String token = new ObjectId().toHexString();
+    Write write =
+        new Write(
+            collection,
+            new UpdateOneModel<>(
+                Filters.and(Filters.eq("_id", id), condition),
+                Updates.combine(update, Updates.set(WRITTEN_BY, token))),
+            id,
+            token);
+    return writes
+        .submit(write)
+        .thenCompose(
+            written ->
+                written.failure() == null
+                    ? CompletableFuture.completedFuture(written.matched())
+                    : CompletableFuture.failedFuture(written.failure()));
   }
 
   /**
@@ -161,12 +246,12 @@ public final class BulkWrites implements AutoCloseable {
     if (entities.isEmpty()) {
       return List.of();
     }
-    CompletableFuture<List<@Nullable RuntimeException>> written =
+    CompletableFuture<List<Written>> written =
         writes.submitAll(entities.stream().map(this::insertOf).toList());
     List<CompletableFuture<Void>> each = new ArrayList<>(entities.size());
     for (int i = 0; i < entities.size(); i++) {
       int index = i;
-      each.add(written.thenCompose(failures -> outcome(failures.get(index))));
+      each.add(written.thenCompose(outcomes -> outcome(outcomes.get(index))));
     }
     return each;
   }
@@ -193,10 +278,10 @@ public final class BulkWrites implements AutoCloseable {
     return writes.submit(write).thenCompose(BulkWrites::outcome);
   }
 
-  private static CompletableFuture<Void> outcome(@Nullable RuntimeException failure) {
-    return failure == null
+  private static CompletableFuture<Void> outcome(Written written) {
+    return written.failure() == null
         ? CompletableFuture.completedFuture(null)
-        : CompletableFuture.failedFuture(failure);
+        : CompletableFuture.failedFuture(written.failure());
   }
 
   /**
@@ -204,8 +289,12 @@ public final class BulkWrites implements AutoCloseable {
    * else throws why it was not.
    */
   public static void await(CompletableFuture<Void> written) {
+    awaitValue(written);
+  }
+
+  private static <T> T awaitValue(CompletableFuture<T> written) {
     try {
-      written.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return written.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for an update", e);
@@ -219,31 +308,89 @@ public final class BulkWrites implements AutoCloseable {
   }
 
   /** One unordered bulk write per collection; what each write came to, in the batch's order. */
-  private List<@Nullable RuntimeException> write(List<Write> batch) {
-    RuntimeException[] outcomes = new RuntimeException[batch.size()];
+  private List<Written> write(List<Write> batch) {
+    Written[] outcomes = new Written[batch.size()];
     Map<String, List<Integer>> byCollection = new LinkedHashMap<>();
     for (int i = 0; i < batch.size(); i++) {
       byCollection.computeIfAbsent(batch.get(i).collection(), c -> new ArrayList<>()).add(i);
     }
-    byCollection.forEach(
-        (collection, indexes) -> {
-          List<WriteModel<Document>> models = new ArrayList<>(indexes.size());
-          for (int i : indexes) {
-            models.add(batch.get(i).model());
-          }
-          try {
-            mongo
-                .getCollection(collection)
-                .bulkWrite(models, new BulkWriteOptions().ordered(false));
-          } catch (MongoBulkWriteException e) {
-            for (BulkWriteError error : e.getWriteErrors()) {
-              outcomes[indexes.get(error.getIndex())] = failure(collection, error);
-            }
-          } catch (RuntimeException e) {
-            indexes.forEach(i -> outcomes[i] = e);
-          }
-        });
-    return Arrays.asList(outcomes);
+    byCollection.forEach((collection, indexes) -> write(collection, batch, indexes, outcomes));
+    return List.of(outcomes);
+  }
+
+  /**
+   * The writes of one collection ({@code indexes} into the batch), as one bulk write; a second
+   * conditional update of a document goes out in the next one, after the first is known.
+   */
+  private void write(
+      String collection, List<Write> batch, List<Integer> indexes, Written[] outcomes) {
+    List<Integer> now = new ArrayList<>(indexes.size());
+    List<Integer> later = new ArrayList<>();
+    Set<Object> conditioned = new HashSet<>();
+    for (int i : indexes) {
+      Write write = batch.get(i);
+      (write.conditional() && !conditioned.add(write.id()) ? later : now).add(i);
+    }
+    List<WriteModel<Document>> models = new ArrayList<>(now.size());
+    for (int i : now) {
+      models.add(batch.get(i).model());
+    }
+    long matched;
+    try {
+      matched =
+          mongo
+              .getCollection(collection)
+              .bulkWrite(models, new BulkWriteOptions().ordered(false))
+              .getMatchedCount();
+    } catch (MongoBulkWriteException e) {
+      for (BulkWriteError error : e.getWriteErrors()) {
+        outcomes[now.get(error.getIndex())] = new Written(failure(collection, error), false);
+      }
+      matched = e.getWriteResult().getMatchedCount();
+    } catch (RuntimeException e) {
+      now.forEach(i -> outcomes[i] = new Written(e, false));
+      matched = 0;
+    }
+    resolveConditions(collection, batch, now, outcomes, matched);
+    if (!later.isEmpty()) {
+      write(collection, batch, later, outcomes);
+    }
+  }
+
+  /**
+   * Says of each write made whether it matched: all did when the bulk write matched as many
+   * documents as it held updates; else the conditional ones are told apart by their tokens, read
+   * back with one find.
+   */
+  private void resolveConditions(
+      String collection,
+      List<Write> batch,
+      List<Integer> written,
+      Written[] outcomes,
+      long matched) {
+    List<Integer> made = written.stream().filter(i -> outcomes[i] == null).toList();
+    long updates =
+        made.stream().filter(i -> batch.get(i).model() instanceof UpdateOneModel).count();
+    List<Integer> unknown = made.stream().filter(i -> batch.get(i).conditional()).toList();
+    made.forEach(i -> outcomes[i] = Written.MATCHED); // an unconditional one: nobody asks
+    if (matched == updates || unknown.isEmpty()) {
+      return;
+    }
+    Map<Object, String> tokens = new HashMap<>();
+    try {
+      mongo
+          .getCollection(collection)
+          .find(Filters.in("_id", unknown.stream().map(i -> batch.get(i).id()).toList()))
+          .projection(Projections.include(WRITTEN_BY))
+          .forEach(found -> tokens.put(found.get("_id"), found.getString(WRITTEN_BY)));
+      for (int i : unknown) {
+        Write write = batch.get(i);
+        outcomes[i] =
+            write.token().equals(tokens.get(write.id())) ? Written.MATCHED : Written.UNMATCHED;
+      }
+    } catch (RuntimeException e) {
+      unknown.forEach(i -> outcomes[i] = new Written(e, false));
+    }
   }
 
   private static RuntimeException failure(String collection, BulkWriteError error) {

@@ -247,6 +247,77 @@ class BulkWritesTest {
     assertThat(stored).doesNotContainKey("missed");
   }
 
+  /**
+   * Conditional updates queued together that all match take one update command and no read, and
+   * each is told it matched.
+   */
+  @Test
+  void conditionalUpdatesThatAllMatchTakeOneCommandAndNoRead() throws Exception {
+    BulkWrites writes = new BulkWrites(mongo, false);
+    List<CompletableFuture<Boolean>> queued = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      insert("calls", "c" + i, new Document("status", "running"));
+      queued.add(
+          writes.queueIfMatches(
+              "c" + i, Filters.eq("status", "running"), Updates.set("status", "success"), "calls"));
+    }
+
+    writes.start();
+
+    for (CompletableFuture<Boolean> matched : queued) {
+      assertThat(matched.get(10, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(updateCommands).containsExactly("calls");
+    assertThat(findCommands).isEmpty();
+    for (int i = 0; i < 10; i++) {
+      assertThat(find("calls", "c" + i).getString("status")).isEqualTo("success");
+    }
+    writes.close();
+  }
+
+  /**
+   * When some did not match (another status, no document, a plain update of a missing document
+   * beside them), one read tells which did; a second conditional update of the same document goes
+   * out after the first, so it sees the first one's write: of two moves out of {@code running} only
+   * the first is made.
+   */
+  @Test
+  void conditionalUpdatesAreToldApartWhenNotAllMatch() throws Exception {
+    insert("calls", "running", new Document("status", "running"));
+    insert("calls", "done", new Document("status", "success"));
+    insert("calls", "twice", new Document("status", "running"));
+    BulkWrites writes = new BulkWrites(mongo, false);
+    var running = Filters.eq("status", "running");
+    CompletableFuture<Boolean> a =
+        writes.queueIfMatches("running", running, Updates.set("status", "success"), "calls");
+    CompletableFuture<Boolean> b =
+        writes.queueIfMatches("done", running, Updates.set("status", "failed"), "calls");
+    CompletableFuture<Boolean> c =
+        writes.queueIfMatches("missing", running, Updates.set("status", "failed"), "calls");
+    CompletableFuture<Boolean> first =
+        writes.queueIfMatches("twice", running, Updates.set("status", "success"), "calls");
+    CompletableFuture<Boolean> second =
+        writes.queueIfMatches("twice", running, Updates.set("status", "failed"), "calls");
+    CompletableFuture<Void> plain =
+        writes.queue(Filters.eq("_id", "nowhere"), Updates.set("n", 1), "calls");
+
+    writes.start();
+
+    assertThat(a.get(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(b.get(10, TimeUnit.SECONDS)).isFalse();
+    assertThat(c.get(10, TimeUnit.SECONDS)).isFalse();
+    assertThat(first.get(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(second.get(10, TimeUnit.SECONDS)).isFalse();
+    plain.get(10, TimeUnit.SECONDS);
+    assertThat(updateCommands).as("the second of twice after the rest").hasSize(2);
+    assertThat(findCommands).as("one read per bulk write that did not all match").hasSize(2);
+    assertThat(find("calls", "running").getString("status")).isEqualTo("success");
+    assertThat(find("calls", "done").getString("status")).isEqualTo("success");
+    assertThat(find("calls", "twice").getString("status")).isEqualTo("success");
+    assertThat(writes.updateIfMatches("done", running, Updates.set("n", 1), "calls")).isFalse();
+    writes.close();
+  }
+
   private static void insert(String collection, String id, Document fields) {
     Document document = new Document("_id", id);
     document.putAll(fields);

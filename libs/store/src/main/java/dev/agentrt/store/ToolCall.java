@@ -44,6 +44,33 @@ public record ToolCall(
   @PersistenceCreator
   public ToolCall {}
 
+  /** This call with an outcome stored: its status, result or error, latency and time. */
+  public ToolCall recorded(
+      ToolCallStatus status,
+      @Nullable String result,
+      @Nullable String error,
+      long latencyMs,
+      Instant at) {
+    return new ToolCall(
+        id,
+        subAgentId,
+        taskId,
+        chatId,
+        agent,
+        stepId,
+        modelCallId,
+        name,
+        arguments,
+        status,
+        result,
+        error,
+        latencyMs,
+        lease,
+        createdAt,
+        at,
+        outbox);
+  }
+
   /** A call whose step is not known. */
   public ToolCall(
       String id,

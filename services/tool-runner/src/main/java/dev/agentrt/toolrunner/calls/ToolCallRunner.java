@@ -437,7 +437,7 @@ class ToolCallRunner implements DisposableBean {
       ToolCall call, ToolOutcome result, long latencyMs, @Nullable ToolStartEvent start) {
     ToolOutcome outcome = cap.apply(result);
     try {
-      Optional<ToolCall> stored = calls.record(call.id(), outcome, latencyMs);
+      Optional<ToolCall> stored = calls.record(call, outcome, latencyMs);
       if (stored.isPresent()) {
         Map<String, Object> data =
             RunLedger.data(

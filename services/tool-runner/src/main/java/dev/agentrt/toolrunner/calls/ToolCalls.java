@@ -1,5 +1,7 @@
 package dev.agentrt.toolrunner.calls;
 
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Collections;
@@ -11,11 +13,14 @@ import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
 import dev.agentrt.toolrunner.tools.ToolOutcome;
 import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.bson.Document;
+import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
-import org.springframework.data.mongodb.core.FindAndModifyOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
@@ -102,25 +107,39 @@ class ToolCalls {
 
   /**
    * Stores the outcome if the call is still running; a late duplicate finds it finished and changes
-   * nothing. The lease stays until the tool message is appended ({@link #answered}).
+   * nothing. The lease stays until the tool message is appended ({@link #answered}). The write goes
+   * out with the other calls' writes made at the same time ({@link BulkWrites#updateIfMatches}): it
+   * reads nothing back, so the call is returned as the runner holds it with this outcome.
    *
+   * @param call the call as this runner took it (running, held here)
    * @return the call as stored with this outcome; empty when another outcome was stored first
    */
-  Optional<ToolCall> record(String toolCallId, ToolOutcome outcome, long latencyMs) {
-    Update update = new Update().set("latencyMs", latencyMs).set("updatedAt", clock.instant());
-    switch (outcome) {
-      case ToolOutcome.Success success ->
-          update.set("status", ToolCallStatus.success).set("result", success.json());
-      case ToolOutcome.Failure failure ->
-          update.set("status", ToolCallStatus.failed).set("error", failure.json());
-    }
-    return Optional.ofNullable(
-        mongo.findAndModify(
-            Query.query(
-                Criteria.where("_id").is(toolCallId).and("status").is(ToolCallStatus.running)),
-            update,
-            FindAndModifyOptions.options().returnNew(true),
-            ToolCall.class));
+  Optional<ToolCall> record(ToolCall call, ToolOutcome outcome, long latencyMs) {
+    Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS); // as MongoDB keeps it
+    ToolCall recorded =
+        switch (outcome) {
+          case ToolOutcome.Success success ->
+              call.recorded(ToolCallStatus.success, success.json(), null, latencyMs, now);
+          case ToolOutcome.Failure failure ->
+              call.recorded(ToolCallStatus.failed, null, failure.json(), latencyMs, now);
+        };
+    List<Bson> sets =
+        new ArrayList<>(
+            List.of(
+                Updates.set("status", recorded.status().name()),
+                Updates.set("latencyMs", latencyMs),
+                Updates.set("updatedAt", now)));
+    sets.add(
+        recorded.result() != null
+            ? Updates.set("result", recorded.result())
+            : Updates.set("error", recorded.error()));
+    boolean made =
+        updates.updateIfMatches(
+            call.id(),
+            Filters.eq("status", ToolCallStatus.running.name()),
+            Updates.combine(sets),
+            Collections.SUB_AGENT_TOOL_CALLS);
+    return made ? Optional.of(recorded) : Optional.empty();
   }
 
   /**

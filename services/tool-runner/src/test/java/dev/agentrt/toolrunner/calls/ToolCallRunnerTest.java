@@ -318,11 +318,13 @@ class ToolCallRunnerTest {
     // The runner works on virtual threads; the test and its polling on platform threads.
     List<String> runners = COMMANDS.from(Thread::isVirtual);
     assertThat(runners)
-        .as("the runner's commands")
+        .as("the runner's commands: the outcome recorded by an update that reads nothing back")
         .contains(
-            "findAndModify " + Collections.SUB_AGENT_TOOL_CALLS,
+            "update " + Collections.SUB_AGENT_TOOL_CALLS,
             "insert " + Collections.SUB_AGENT_MESSAGES)
-        .doesNotContain("find " + Collections.SUB_AGENT_TOOL_CALLS);
+        .doesNotContain(
+            "find " + Collections.SUB_AGENT_TOOL_CALLS,
+            "findAndModify " + Collections.SUB_AGENT_TOOL_CALLS);
     assertThat(runners)
         .as("the call names its agent: the sub-agent is not read")
         .doesNotContain("find " + Collections.SUB_AGENTS);
