@@ -1,6 +1,7 @@
 package dev.agentrt.store;
 
 import com.mongodb.client.result.UpdateResult;
+import dev.agentrt.platform.BulkWrites;
 import io.opentelemetry.context.Context;
 import java.time.Clock;
 import java.time.Duration;
@@ -47,6 +48,7 @@ public final class Leases {
   private static final Logger log = LoggerFactory.getLogger(Leases.class);
 
   private final MongoTemplate mongo;
+  private final @Nullable BulkWrites writes;
   private final Class<?> type;
   private final String collection;
   private final String holderField;
@@ -72,7 +74,23 @@ public final class Leases {
       String field,
       Duration duration,
       @Nullable Criteria wanted) {
+    this(mongo, null, type, field, duration, wanted);
+  }
+
+  /**
+   * {@link #Leases(MongoTemplate, Class, String, Duration, Criteria)} whose {@link #take}s go out
+   * with the process's other writes ({@link BulkWrites#updateIfMatches}): under load many takes,
+   * and the other updates of the documents' collection, share one round trip.
+   */
+  public Leases(
+      MongoTemplate mongo,
+      @Nullable BulkWrites writes,
+      Class<?> type,
+      String field,
+      Duration duration,
+      @Nullable Criteria wanted) {
     this.mongo = mongo;
+    this.writes = writes;
     this.type = type;
     this.collection = mongo.getCollectionName(type);
     this.holderField = field + ".holder";
@@ -109,7 +127,13 @@ public final class Leases {
    * @return whether this instance holds it now; false too when it held it already
    */
   public boolean take(String id, Criteria condition, Update also) {
-    return takeWith(id, () -> mongo.updateFirst(takable(id, condition), holding(also), collection))
+    Query takable = takable(id, condition);
+    return takeWith(
+            id,
+            () ->
+                writes == null
+                    ? mongo.updateFirst(takable, holding(also), collection)
+                    : writes.updateIfMatches(id, takable, holding(also), collection) ? true : null)
         .isPresent();
   }
 

@@ -8,16 +8,19 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.result.UpdateResult;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.agentrt.platform.BulkWrites;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -99,6 +102,46 @@ class LeasesTest {
     assertThat(second.holds(id)).isTrue();
     assertThat(mongo.findById(id, Document.class, "lease_tests").get("lease", Document.class))
         .containsEntry("holder", second.holder());
+  }
+
+  /**
+   * Takes that go out with other writes ({@link BulkWrites}), two instances racing at a barrier for
+   * the same twenty documents: each is taken by exactly one, the one its document names, and a take
+   * whose condition fails takes nothing.
+   */
+  @Test
+  void takesThroughTheBulkWriterGiveEachDocumentToExactlyOneInstance() throws Exception {
+    List<String> ids = IntStream.range(0, 20).mapToObj(i -> work()).toList();
+    try (BulkWrites mine = new BulkWrites(mongo);
+        BulkWrites theirs = new BulkWrites(mongo)) {
+      Leases me = new Leases(mongo, mine, Work.class, "lease", LONG, null);
+      Leases them = new Leases(mongo, theirs, Work.class, "lease", LONG, null);
+      CyclicBarrier start = new CyclicBarrier(40);
+      List<Future<Boolean>> takes = new ArrayList<>();
+      for (String id : ids) {
+        for (Leases instance : List.of(me, them)) {
+          takes.add(
+              workers.submit(
+                  () -> {
+                    start.await();
+                    return instance.take(id, Criteria.where("status").is("active"), new Update());
+                  }));
+        }
+      }
+      for (int i = 0; i < ids.size(); i++) {
+        String id = ids.get(i);
+        boolean toMe = takes.get(2 * i).get(10, TimeUnit.SECONDS);
+        boolean toThem = takes.get(2 * i + 1).get(10, TimeUnit.SECONDS);
+        assertThat(toMe).as(id).isNotEqualTo(toThem);
+        assertThat(me.holds(id)).isEqualTo(toMe);
+        assertThat(them.holds(id)).isEqualTo(toThem);
+        assertThat(mongo.findById(id, Document.class, "lease_tests").get("lease", Document.class))
+            .containsEntry("holder", (toMe ? me : them).holder());
+      }
+      String done = mongo.insert(new Work(Ids.fresh(), "done")).id();
+      assertThat(me.take(done, Criteria.where("status").is("active"), new Update())).isFalse();
+      assertThat(me.holds(done)).isFalse();
+    }
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.agentrt.agentloop;
 
 import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.ConfigVersion;
 import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.Leases;
@@ -11,6 +12,7 @@ import dev.agentrt.store.SubAgentStatus;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.concurrent.Executors;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -26,8 +28,8 @@ import org.springframework.data.mongodb.core.query.Criteria;
 class AgentLoopConfiguration {
 
   @Bean
-  Leases turnLeases(MongoTemplate mongo, LeaseProperties leases) {
-    return turnLeases(mongo, leases.duration());
+  Leases turnLeases(MongoTemplate mongo, BulkWrites writes, LeaseProperties leases) {
+    return turnLeases(mongo, writes, leases.duration());
   }
 
   /**
@@ -35,9 +37,10 @@ class AgentLoopConfiguration {
    * that the turn of a sub-agent cancelled or failed meanwhile is lost at the next renewal and its
    * worker interrupted.
    */
-  static Leases turnLeases(MongoTemplate mongo, Duration duration) {
+  static Leases turnLeases(MongoTemplate mongo, @Nullable BulkWrites writes, Duration duration) {
     return new Leases(
         mongo,
+        writes,
         SubAgent.class,
         "turn",
         duration,

@@ -1213,7 +1213,7 @@ class AgentLoopTest {
         recorder(),
         new OutputSchemaCheck(),
         limits,
-        AgentLoopConfiguration.turnLeases(mongo, Duration.ofMinutes(1)),
+        AgentLoopConfiguration.turnLeases(mongo, new BulkWrites(mongo), Duration.ofMinutes(1)),
         turns,
         ledger,
         ObservationRegistry.NOOP,

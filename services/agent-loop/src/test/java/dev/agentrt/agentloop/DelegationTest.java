@@ -155,7 +155,7 @@ class DelegationTest {
             recorder,
             new OutputSchemaCheck(),
             LIMITS,
-            AgentLoopConfiguration.turnLeases(mongo, Duration.ofMinutes(1)),
+            AgentLoopConfiguration.turnLeases(mongo, writes, Duration.ofMinutes(1)),
             Executors.newVirtualThreadPerTaskExecutor(),
             ledger,
             ObservationRegistry.NOOP,

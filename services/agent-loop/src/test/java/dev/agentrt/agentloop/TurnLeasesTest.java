@@ -350,12 +350,12 @@ class TurnLeasesTest {
 
   /** An instance of the service: its own holds, sweeper, model and turn threads. */
   private Instance instance(ScriptedModel model, LeaseProperties lease) {
-    Leases leases = AgentLoopConfiguration.turnLeases(mongo, lease.duration());
+    BulkWrites writes = new BulkWrites(mongo);
+    Leases leases = AgentLoopConfiguration.turnLeases(mongo, writes, lease.duration());
     ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
     // One attempt, and a timeout no held call reaches: a model call ends only as the test says.
     AgentLoopProperties properties =
         new AgentLoopProperties(1, Duration.ofMillis(10), Duration.ofMinutes(1), 16);
-    BulkWrites writes = new BulkWrites(mongo);
     AgentLoop loop =
         new AgentLoop(
             mongo,
