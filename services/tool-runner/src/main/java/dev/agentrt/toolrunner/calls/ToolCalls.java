@@ -15,7 +15,6 @@ import dev.agentrt.toolrunner.tools.ToolOutcome;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.bson.Document;
@@ -123,21 +122,19 @@ class ToolCalls {
           case ToolOutcome.Failure failure ->
               call.recorded(ToolCallStatus.failed, null, failure.json(), latencyMs, now);
         };
-    List<Bson> sets =
-        new ArrayList<>(
-            List.of(
-                Updates.set("status", recorded.status().name()),
-                Updates.set("latencyMs", latencyMs),
-                Updates.set("updatedAt", now)));
-    sets.add(
-        recorded.result() != null
+    Bson outcomeField =
+        recorded.status() == ToolCallStatus.success
             ? Updates.set("result", recorded.result())
-            : Updates.set("error", recorded.error()));
+            : Updates.set("error", recorded.error());
     boolean made =
         updates.updateIfMatches(
             call.id(),
             Filters.eq("status", ToolCallStatus.running.name()),
-            Updates.combine(sets),
+            Updates.combine(
+                Updates.set("status", recorded.status().name()),
+                Updates.set("latencyMs", latencyMs),
+                Updates.set("updatedAt", now),
+                outcomeField),
             Collections.SUB_AGENT_TOOL_CALLS);
     return made ? Optional.of(recorded) : Optional.empty();
   }
