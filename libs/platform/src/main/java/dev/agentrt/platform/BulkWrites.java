@@ -155,7 +155,7 @@ public final class BulkWrites implements AutoCloseable {
    *     answer within {@link #TIMEOUT} (the update may have been made)
    */
   public boolean updateIfMatches(Object id, Bson condition, Bson update, String collection) {
-    return awaitValue(queueIfMatches(id, condition, update, collection));
+    return await(queueIfMatches(id, condition, update, collection));
   }
 
   /**
@@ -288,18 +288,14 @@ public final class BulkWrites implements AutoCloseable {
    * Waits for a queued write as {@link #update} and {@link #insert} do: returns once it is written,
    * else throws why it was not.
    */
-  public static void await(CompletableFuture<Void> written) {
-    awaitValue(written);
-  }
-
-  private static <T> T awaitValue(CompletableFuture<T> written) {
+  public static <T> T await(CompletableFuture<T> written) {
     try {
       return written.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for an update", e);
+      throw new IllegalStateException("interrupted while waiting for a write", e);
     } catch (TimeoutException e) {
-      throw new IllegalStateException("an update was not written within " + TIMEOUT, e);
+      throw new IllegalStateException("a write was not made within " + TIMEOUT, e);
     } catch (ExecutionException e) {
       throw e.getCause() instanceof RuntimeException failure
           ? failure

@@ -1,8 +1,6 @@
 package dev.agentrt.store;
 
-import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.InsertManyOptions;
-import com.mongodb.client.model.ReturnDocument;
 import dev.agentrt.platform.BulkWrites;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -13,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
@@ -27,14 +26,14 @@ import org.springframework.data.mongodb.core.query.Query;
 /**
  * The chat's run-event ledger: what a person can watch, each step once, numbered per chat.
  *
- * <p>An append takes the chat's next position with one {@code $inc} on the chat document and
- * inserts the event under the chat id and the step's key; the inserts go out with the other writes
- * made at the same time in this process, one command for many ({@link BulkWrites}), and each append
- * returns once its own is written. Recording the same step again (a redelivered event, a turn taken
- * again after a crash) hits the key and stores nothing; the position it took is recorded as skipped
- * ({@link #skipped}), so positions rise but may skip, and a reader waiting for a position learns
- * that it will not fill. Readers follow the ledger in position order (see the orchestrator's event
- * stream).
+ * <p>An append takes the chat's next positions with an {@code $inc} on the chat document (the takes
+ * of many appends, of any chats, in one bulk write: {@link LedgerPositions}) and inserts the event
+ * under the chat id and the step's key; the inserts go out with the other writes made at the same
+ * time in this process, one command for many ({@link BulkWrites}), and each append returns once its
+ * own is written. Recording the same step again (a redelivered event, a turn taken again after a
+ * crash) hits the key and stores nothing; the position it took is recorded as skipped ({@link
+ * #skipped}), so positions rise but may skip, and a reader waiting for a position learns that it
+ * will not fill. Readers follow the ledger in position order (see the orchestrator's event stream).
  *
  * <p>Every {@code run_start} is stamped with the {@link ConfigVersion} of the process that records
  * it ({@code configVersion}), when it has one.
@@ -56,6 +55,7 @@ public class RunLedger {
 
   private final MongoTemplate mongo;
   private final BulkWrites writes;
+  private final LedgerPositions positions;
   private final Clock clock;
   private final MeterRegistry meters;
   private final @Nullable ConfigVersion config;
@@ -100,6 +100,7 @@ public class RunLedger {
       @Nullable ConfigVersion config) {
     this.mongo = mongo;
     this.writes = writes;
+    this.positions = new LedgerPositions(mongo);
     this.clock = clock;
     this.meters = meters;
     this.config = config;
@@ -176,20 +177,12 @@ public class RunLedger {
    */
   public void append(String chatId, List<Step> steps) {
     try {
-      Document chat =
-          mongo
-              .getCollection(Collections.CHATS)
-              .findOneAndUpdate(
-                  new Document("_id", chatId),
-                  new Document("$inc", new Document(SEQ_FIELD, (long) steps.size())),
-                  new FindOneAndUpdateOptions()
-                      .projection(new Document(SEQ_FIELD, 1))
-                      .returnDocument(ReturnDocument.AFTER));
-      if (chat == null) {
+      OptionalLong taken = positions.take(chatId, steps.size());
+      if (taken.isEmpty()) {
         log.warn("run events {} of unknown chat {} not recorded", keys(steps), chatId);
         return;
       }
-      long first = ((Number) chat.get(SEQ_FIELD)).longValue() - steps.size() + 1;
+      long first = taken.getAsLong();
       Instant now = clock.instant();
       List<RunEvent> events = new ArrayList<>(steps.size());
       for (int i = 0; i < steps.size(); i++) {
