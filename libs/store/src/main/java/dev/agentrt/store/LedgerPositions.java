@@ -15,6 +15,7 @@ import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.GroupCommit;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -30,15 +31,15 @@ import org.springframework.data.mongodb.core.MongoTemplate;
  * counter ({@link RunLedger#SEQ_FIELD}) and gets the {@code n} positions it passed over, whoever
  * else takes positions in the same chat meanwhile.
  *
- * <p>The takes of many callers go out together ({@link GroupCommit}): one alone as one {@code
- * findAndModify}; several, of any chats, as one unordered bulk write and one {@code find} of their
- * chats. Each take also appends a token of its own and its count to the chat's last takes ({@link
- * #TAKES_FIELD}, the newest {@link #KEPT} of them, in the order they were made). The chat as read
- * back then says where each take landed: its last position is the counter less the counts of the
- * takes made after it. A take whose token the chat no longer keeps (more than {@link #KEPT} takes
- * of the same chat between the write and the read) is taken again alone; the positions it took
- * first stay unused, and a reader waits out its grace for them (see the orchestrator's event
- * stream).
+ * <p>The takes of many callers go out together ({@link GroupCommit}), those of one chat as one take
+ * of their sum: one chat's as one {@code findAndModify}; several chats', as one unordered bulk
+ * write and one {@code find} of the chats. Each take also appends a token of its own and its count
+ * to the chat's last takes ({@link #TAKES_FIELD}, the newest {@link #KEPT} of them, in the order
+ * they were made). The chat as read back then says where each take landed: its last position is the
+ * counter less the counts of the takes made after it. A take whose token the chat no longer keeps
+ * (more than {@link #KEPT} takes of the same chat between the write and the read) is taken again
+ * alone; the positions it took first stay unused, and a reader waits out its grace for them (see
+ * the orchestrator's event stream).
  */
 final class LedgerPositions {
 
@@ -46,14 +47,14 @@ final class LedgerPositions {
   static final String TAKES_FIELD = "eventSeqTakes";
 
   /** How many takes a chat keeps. */
-  static final int KEPT = 16;
+  static final int KEPT = 8;
 
   private static final Bson READ_BACK = Projections.include(RunLedger.SEQ_FIELD, TAKES_FIELD);
 
-  private record Take(String chatId, int count, ObjectId token) {}
+  record Take(String chatId, int count, ObjectId token) {}
 
   /** Where a take landed: its first position, 0 for no such chat; or why it is not known. */
-  private record Taken(long first, @Nullable RuntimeException failure) {}
+  record Taken(long first, @Nullable RuntimeException failure) {}
 
   private final MongoCollection<Document> chats;
   private final int kept;
@@ -105,13 +106,42 @@ final class LedgerPositions {
                             : OptionalLong.of(taken.first())));
   }
 
+  /**
+   * The batch's takes of each chat become one take of their sum, split again in their order; one
+   * chat's alone, several chats' in one bulk write and one read.
+   */
   private List<Taken> write(List<Take> batch) {
-    if (batch.size() == 1) {
-      return List.of(alone(batch.getFirst()));
+    Map<String, List<Integer>> byChat = new LinkedHashMap<>();
+    for (int i = 0; i < batch.size(); i++) {
+      byChat.computeIfAbsent(batch.get(i).chatId(), c -> new ArrayList<>()).add(i);
     }
+    List<Take> merged = new ArrayList<>(byChat.size());
+    byChat.forEach(
+        (chatId, takes) ->
+            merged.add(
+                new Take(
+                    chatId,
+                    takes.stream().mapToInt(i -> batch.get(i).count()).sum(),
+                    new ObjectId())));
+    List<Taken> landed = merged.size() == 1 ? List.of(alone(merged.getFirst())) : together(merged);
     Taken[] taken = new Taken[batch.size()];
-    List<UpdateOneModel<Document>> models = new ArrayList<>(batch.size());
-    for (Take take : batch) {
+    int chat = 0;
+    for (List<Integer> takes : byChat.values()) {
+      Taken whole = landed.get(chat++);
+      long next = whole.first();
+      for (int i : takes) {
+        taken[i] = whole.failure() != null || next == 0 ? whole : new Taken(next, null);
+        next += next == 0 ? 0 : batch.get(i).count();
+      }
+    }
+    return List.of(taken);
+  }
+
+  /** Takes of different chats, one each: one bulk write, one read of the chats. */
+  private List<Taken> together(List<Take> takes) {
+    Taken[] taken = new Taken[takes.size()];
+    List<UpdateOneModel<Document>> models = new ArrayList<>(takes.size());
+    for (Take take : takes) {
       models.add(new UpdateOneModel<>(Filters.eq("_id", take.chatId()), update(take)));
     }
     try {
@@ -124,15 +154,15 @@ final class LedgerPositions {
     }
     Map<Object, Document> read = new HashMap<>();
     chats
-        .find(Filters.in("_id", batch.stream().map(Take::chatId).distinct().toList()))
+        .find(Filters.in("_id", takes.stream().map(Take::chatId).toList()))
         .projection(READ_BACK)
         .forEach(chat -> read.put(chat.get("_id"), chat));
-    for (int i = 0; i < batch.size(); i++) {
+    for (int i = 0; i < takes.size(); i++) {
       if (taken[i] == null) {
-        Take take = batch.get(i);
+        Take take = takes.get(i);
         Document chat = read.get(take.chatId());
         taken[i] = chat == null ? new Taken(0, null) : landed(take, chat);
-        if (taken[i] == null) {
+        if (taken[i] == null) { // forgotten: taken again, its first positions left unused
           taken[i] = alone(new Take(take.chatId(), take.count(), new ObjectId()));
         }
       }
@@ -171,7 +201,7 @@ final class LedgerPositions {
    * Where the take landed by the chat as read after it: its last position is the counter less the
    * counts of the takes made after it. Null when the chat no longer keeps the take.
    */
-  private static @Nullable Taken landed(Take take, Document chat) {
+  static @Nullable Taken landed(Take take, Document chat) {
     List<Document> recent = chat.getList(TAKES_FIELD, Document.class, List.of());
     long after = 0;
     for (int i = recent.size() - 1; i >= 0; i--) {

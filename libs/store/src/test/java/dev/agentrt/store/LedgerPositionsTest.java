@@ -22,6 +22,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.bson.types.ObjectId;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -151,23 +153,45 @@ class LedgerPositionsTest {
     }
   }
 
-  /**
-   * A chat that keeps fewer takes than were made between a bulk write and its read (here it keeps
-   * one, and two takes of it go out together): the take it forgot is taken again alone, and still
-   * no position is given twice; the positions it took first stay unused.
-   */
+  /** Takes of one chat queued together are one take of their sum: one findAndModify. */
   @Test
-  void aTakeTheChatNoLongerKeepsIsTakenAgainAlone() throws Exception {
+  void takesOfOneChatQueuedTogetherAreOneTake() throws Exception {
     String chatId = chat();
     LedgerPositions positions = new LedgerPositions(mongo, 1, false);
     CompletableFuture<OptionalLong> first = positions.queue(chatId, 2);
     CompletableFuture<OptionalLong> second = positions.queue(chatId, 1);
+    commands.clear();
 
     positions.start();
 
+    assertThat(first.get(10, TimeUnit.SECONDS)).hasValue(1);
     assertThat(second.get(10, TimeUnit.SECONDS)).hasValue(3);
-    assertThat(first.get(10, TimeUnit.SECONDS)).as("taken again after both").hasValue(4);
-    assertThat(counter(chatId)).isEqualTo(5);
+    assertThat(commands).containsExactly("findAndModify");
+    assertThat(counter(chatId)).isEqualTo(3);
+  }
+
+  /**
+   * Where a take landed, read from the chat: the counter less the takes made after it; nothing when
+   * the chat no longer keeps it (it is then taken again).
+   */
+  @Test
+  void aTakeLandsBeforeTheTakesMadeAfterItAndIsUnknownOnceForgotten() {
+    ObjectId mine = new ObjectId();
+    LedgerPositions.Take take = new LedgerPositions.Take("c", 2, mine);
+    Document chat =
+        new Document(RunLedger.SEQ_FIELD, 10L)
+            .append(
+                LedgerPositions.TAKES_FIELD,
+                List.of(
+                    new Document("t", new ObjectId()).append("n", 1),
+                    new Document("t", mine).append("n", 2),
+                    new Document("t", new ObjectId()).append("n", 3),
+                    new Document("t", new ObjectId()).append("n", 1)));
+
+    assertThat(LedgerPositions.landed(take, chat)).isEqualTo(new LedgerPositions.Taken(5, null));
+    chat.put(
+        LedgerPositions.TAKES_FIELD, List.of(new Document("t", new ObjectId()).append("n", 1)));
+    assertThat(LedgerPositions.landed(take, chat)).isNull();
   }
 
   private static String chat() {
@@ -178,7 +202,7 @@ class LedgerPositionsTest {
     return ((Number)
             mongo
                 .getCollection(Collections.CHATS)
-                .find(new org.bson.Document("_id", chatId))
+                .find(new Document("_id", chatId))
                 .first()
                 .get(RunLedger.SEQ_FIELD))
         .longValue();
