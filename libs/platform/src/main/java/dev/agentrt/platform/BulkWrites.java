@@ -185,11 +185,7 @@ public final class BulkWrites implements AutoCloseable {
             token);
     return writes
         .submit(write)
-        .thenCompose(
-            written ->
-                written.failure() == null
-                    ? CompletableFuture.completedFuture(written.matched())
-                    : CompletableFuture.failedFuture(written.failure()));
+        .thenCompose(written -> outcome(written).thenApply(made -> written.matched()));
   }
 
   /**

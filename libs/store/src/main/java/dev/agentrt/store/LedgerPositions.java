@@ -51,6 +51,10 @@ final class LedgerPositions {
 
   private static final Bson READ_BACK = Projections.include(RunLedger.SEQ_FIELD, TAKES_FIELD);
 
+  /** What a caller asks for: {@code count} positions in the chat's ledger. */
+  private record Request(String chatId, int count) {}
+
+  /** A take as written: the requests of one chat in a batch, their sum under a token of its own. */
   record Take(String chatId, int count, ObjectId token) {}
 
   /** Where a take landed: its first position, 0 for no such chat; or why it is not known. */
@@ -58,7 +62,7 @@ final class LedgerPositions {
 
   private final MongoCollection<Document> chats;
   private final int kept;
-  private final GroupCommit<Take, Taken> takes;
+  private final GroupCommit<Request, Taken> takes;
 
   LedgerPositions(MongoTemplate mongo) {
     this(mongo, KEPT, true);
@@ -95,7 +99,7 @@ final class LedgerPositions {
       throw new IllegalArgumentException("a take is of one position at least: " + count);
     }
     return takes
-        .submit(new Take(chatId, count, new ObjectId()))
+        .submit(new Request(chatId, count))
         .thenCompose(
             taken ->
                 taken.failure() != null
@@ -107,31 +111,35 @@ final class LedgerPositions {
   }
 
   /**
-   * The batch's takes of each chat become one take of their sum, split again in their order; one
+   * The batch's requests of each chat become one take of their sum, split again in their order; one
    * chat's alone, several chats' in one bulk write and one read.
    */
-  private List<Taken> write(List<Take> batch) {
+  private List<Taken> write(List<Request> batch) {
     Map<String, List<Integer>> byChat = new LinkedHashMap<>();
     for (int i = 0; i < batch.size(); i++) {
       byChat.computeIfAbsent(batch.get(i).chatId(), c -> new ArrayList<>()).add(i);
     }
     List<Take> merged = new ArrayList<>(byChat.size());
     byChat.forEach(
-        (chatId, takes) ->
+        (chatId, requests) ->
             merged.add(
                 new Take(
                     chatId,
-                    takes.stream().mapToInt(i -> batch.get(i).count()).sum(),
+                    requests.stream().mapToInt(i -> batch.get(i).count()).sum(),
                     new ObjectId())));
     List<Taken> landed = merged.size() == 1 ? List.of(alone(merged.getFirst())) : together(merged);
     Taken[] taken = new Taken[batch.size()];
     int chat = 0;
-    for (List<Integer> takes : byChat.values()) {
+    for (List<Integer> requests : byChat.values()) {
       Taken whole = landed.get(chat++);
       long next = whole.first();
-      for (int i : takes) {
-        taken[i] = whole.failure() != null || next == 0 ? whole : new Taken(next, null);
-        next += next == 0 ? 0 : batch.get(i).count();
+      for (int i : requests) {
+        if (whole.failure() != null || whole.first() == 0) {
+          taken[i] = whole; // why none was taken, or no such chat: the same for each
+        } else {
+          taken[i] = new Taken(next, null);
+          next += batch.get(i).count();
+        }
       }
     }
     return List.of(taken);
