@@ -3,6 +3,7 @@ package dev.agentrt.bench;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import dev.agentrt.bench.ScenarioResult.Target;
+import dev.agentrt.localstack.ServiceProcess;
 import dev.agentrt.localstack.Services;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -157,6 +158,7 @@ final class LocalStackScenario {
       BenchMain.deleteTree(
           repoRoot.resolve("services").resolve(service).resolve("target/fast-start"));
     }
+    BenchMain.deleteTree(repoRoot.resolve(ServiceProcess.ONE_JVM_DIR));
   }
 
   /** A {@code ./run.sh} started and ready; closing it stops it as Ctrl-C would. */
@@ -252,10 +254,12 @@ final class LocalStackScenario {
       for (ProcessHandle child : process.descendants().toList()) {
         String command = String.join(" ", child.info().arguments().orElse(new String[0]));
         String name =
-            SERVICES.stream()
-                .filter(s -> command.contains("/" + s + ".jsa"))
-                .findFirst()
-                .orElse("pid " + child.pid());
+            command.contains(ServiceProcess.SERVICES_HOST)
+                ? "six services (one JVM)"
+                : SERVICES.stream()
+                    .filter(s -> command.contains("/" + s + ".jsa"))
+                    .findFirst()
+                    .orElse("pid " + child.pid());
         rss.merge(name, Proc.rssMiB(child.pid()), Double::sum);
       }
       return rss;

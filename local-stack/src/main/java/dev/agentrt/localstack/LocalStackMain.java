@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -123,13 +124,21 @@ public final class LocalStackMain {
       return List.of();
     }
 
-    say("starting %s", String.join(", ", Services.ALL));
     List<ServiceProcess> services = new ArrayList<>();
-    for (String name : Services.ALL) {
-      int port = options.servicePorts().get(name);
-      services.add(
-          shutdown.startService(
-              () -> ServiceProcess.start(repoRoot, name, port, env, logs.resolve(name + ".log"))));
+    if (options.jvmPerService()) {
+      say("starting %s, each in a JVM of its own", String.join(", ", Services.ALL));
+      for (String name : Services.ALL) {
+        int port = options.servicePorts().get(name);
+        services.add(
+            shutdown.startService(
+                () ->
+                    ServiceProcess.start(repoRoot, name, port, env, logs.resolve(name + ".log"))));
+      }
+    } else {
+      say("starting %s in one JVM", String.join(", ", Services.ALL));
+      services.addAll(
+          shutdown.startServices(
+              () -> ServiceProcess.startInOneJvm(repoRoot, options.servicePorts(), env, logs)));
     }
     awaitAllHealthy(services);
     printReady(services, kafka, mongo, logs);
@@ -200,18 +209,26 @@ public final class LocalStackMain {
     }
   }
 
-  /** Blocks until the JVM shuts down, reporting services that die on their own. */
+  /**
+   * Blocks until the JVM shuts down, reporting services that die on their own (one line for the
+   * services of one JVM).
+   */
   private void watch(List<ServiceProcess> services) {
-    List<ServiceProcess> running = new ArrayList<>(services);
+    Map<Long, List<ServiceProcess>> running = new LinkedHashMap<>();
+    services.forEach(s -> running.computeIfAbsent(s.pid(), pid -> new ArrayList<>()).add(s));
+    Path logs = options.dataDir().resolve("logs");
     try {
       while (true) {
         Thread.sleep(WATCH_INTERVAL);
-        for (ServiceProcess service : List.copyOf(running)) {
-          if (!service.isAlive() && !shutdown.inProgress()) {
-            running.remove(service);
+        for (List<ServiceProcess> process : List.copyOf(running.values())) {
+          if (!process.getFirst().isAlive() && !shutdown.inProgress()) {
+            running.remove(process.getFirst().pid());
+            List<String> names = process.stream().map(ServiceProcess::name).toList();
             System.err.printf(
-                "error: %s has exited; see %s%n",
-                service.name(), options.dataDir().resolve("logs").resolve(service.name() + ".log"));
+                "error: %s %s exited; see %s%n",
+                String.join(", ", names),
+                names.size() == 1 ? "has" : "have",
+                names.size() == 1 ? logs.resolve(names.getFirst() + ".log") : logs);
           }
         }
       }

@@ -1,5 +1,6 @@
 package dev.agentrt.localstack;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
@@ -18,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One service as a child process: {@code java -jar services/<name>/target/<name>.jar}, run by the
@@ -48,6 +51,12 @@ public final class ServiceProcess implements AutoCloseable {
   /** The one service people call; it decides where it listens itself (docs/security.md). */
   private static final String ORCHESTRATOR = "orchestrator";
 
+  /** Runs several services in one JVM (libs/platform). */
+  public static final String SERVICES_HOST = "dev.agentrt.platform.host.ServicesHost";
+
+  /** Where {@link #startInOneJvm} extracts the services' jars, together. */
+  public static final String ONE_JVM_DIR = "local-stack/target/services-in-one-jvm";
+
   private static final List<String> FAST_START_OPTIONS = fastStartOptions();
   private static final Duration GRACE = Duration.ofSeconds(15);
   private static final Duration POLL_INTERVAL = Duration.ofMillis(250);
@@ -77,11 +86,11 @@ public final class ServiceProcess implements AutoCloseable {
   private final String name;
   private final int httpPort;
   private final Path logFile;
-  private final ProcessBuilder builder;
+  private final @Nullable ProcessBuilder builder;
   private final Process process;
 
   private ServiceProcess(
-      String name, int httpPort, Path logFile, ProcessBuilder builder, Process process) {
+      String name, int httpPort, Path logFile, @Nullable ProcessBuilder builder, Process process) {
     this.name = name;
     this.httpPort = httpPort;
     this.logFile = logFile;
@@ -140,25 +149,95 @@ public final class ServiceProcess implements AutoCloseable {
       // Not an API: only this machine reaches it (its health and metrics).
       builder.environment().putIfAbsent("SERVER_ADDRESS", "127.0.0.1");
     }
-    try {
-      Files.createDirectories(logFile.toAbsolutePath().getParent());
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create the log directory of " + service, e);
-    }
+    createDirectories(logFile.toAbsolutePath().getParent());
     return launch(service, httpPort, logFile, builder);
+  }
+
+  /**
+   * Starts the services in one JVM ({@code dev.agentrt.platform.host.ServicesHost}, the JVM run as
+   * {@link JvmMode#FAST_START}); returns at once, one {@code ServiceProcess} per service, all of
+   * them the same process: stopping one stops all. Each logs to {@code <logs>/<name>.log}; what the
+   * JVM itself prints goes to {@code <logs>/services.log}.
+   *
+   * @param ports each service's HTTP port, in start order
+   */
+  public static List<ServiceProcess> startInOneJvm(
+      Path repoRoot, Map<String, Integer> ports, Map<String, String> env, Path logs) {
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    List<String> names = List.copyOf(ports.keySet());
+    List<Path> applicationJars =
+        FastStartJar.extractedTogether(
+            java,
+            names.stream().map(name -> existingJar(repoRoot, name)).toList(),
+            repoRoot.resolve(ONE_JVM_DIR));
+    List<String> command = new ArrayList<>(List.of(java.toString()));
+    command.addAll(FAST_START_OPTIONS);
+    command.addAll(FastStartJar.archiveArguments(logs.toAbsolutePath().resolve("services.jsa")));
+    command.add("-cp");
+    command.add(
+        applicationJars.stream()
+            .map(Path::toString)
+            .collect(Collectors.joining(File.pathSeparator)));
+    command.add(SERVICES_HOST);
+    command.add("--logs=" + logs.toAbsolutePath());
+    boolean addressGiven =
+        env.containsKey("SERVER_ADDRESS") || System.getenv("SERVER_ADDRESS") != null;
+    for (int i = 0; i < names.size(); i++) {
+      String service = names.get(i);
+      if (i > 0) {
+        command.add("--");
+      }
+      command.addAll(
+          List.of(
+              service, applicationJars.get(i).toString(), "--server.port=" + ports.get(service)));
+      if (!service.equals(ORCHESTRATOR) && !addressGiven) {
+        command.add("--server.address=127.0.0.1");
+      }
+    }
+    createDirectories(logs);
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .directory(repoRoot.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(
+                ProcessBuilder.Redirect.appendTo(logs.resolve("services.log").toFile()));
+    builder.environment().putAll(env);
+    Process process;
+    try {
+      process = builder.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + names, e);
+    }
+    return names.stream()
+        .map(
+            name ->
+                new ServiceProcess(
+                    name, ports.get(name), logs.resolve(name + ".log"), null, process))
+        .toList();
   }
 
   /**
    * The same service started again, after this process has exited (e.g. after {@link #kill}): same
    * command, port, environment and log file. Returns at once (see {@link #awaitHealthy}).
    *
-   * @throws IllegalStateException if this process is still running
+   * @throws IllegalStateException if this process is still running, or runs other services too
    */
   public ServiceProcess startAgain() {
+    if (builder == null) {
+      throw new IllegalStateException(name + " was started in one JVM with other services");
+    }
     if (process.isAlive()) {
       throw new IllegalStateException(name + " is still running; kill or close it first");
     }
     return launch(name, httpPort, logFile, builder);
+  }
+
+  private static void createDirectories(Path dir) {
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the log directory " + dir, e);
+    }
   }
 
   private static ServiceProcess launch(
@@ -219,6 +298,11 @@ public final class ServiceProcess implements AutoCloseable {
 
   public String name() {
     return name;
+  }
+
+  /** Where the service's log lines go. */
+  public Path logFile() {
+    return logFile;
   }
 
   /** The operating system's id of the process (its {@code /proc/<pid>}). */

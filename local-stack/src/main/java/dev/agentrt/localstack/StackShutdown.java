@@ -40,12 +40,17 @@ final class StackShutdown {
    * child process is left behind.
    */
   synchronized ServiceProcess startService(Supplier<ServiceProcess> start) {
+    return startServices(() -> List.of(start.get())).getFirst();
+  }
+
+  /** As {@link #startService}, for services started together (in one JVM). */
+  synchronized List<ServiceProcess> startServices(Supplier<List<ServiceProcess>> start) {
     if (inProgress) {
       throw new LaunchException("shutting down");
     }
-    ServiceProcess service = start.get();
-    services.add(service);
-    return service;
+    List<ServiceProcess> started = start.get();
+    services.addAll(started);
+    return started;
   }
 
   synchronized boolean inProgress() {

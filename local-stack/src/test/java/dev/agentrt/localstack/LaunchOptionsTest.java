@@ -21,6 +21,7 @@ class LaunchOptionsTest {
     assertThat(options.help()).isFalse();
     assertThat(options.infraOnly()).isFalse();
     assertThat(options.fresh()).isFalse();
+    assertThat(options.jvmPerService()).isFalse();
     assertThat(options.dataDir()).isEqualTo(Path.of("data"));
     assertThat(options.kafkaPort()).isEqualTo(9092);
     assertThat(options.mongoPort()).isEqualTo(27017);
@@ -42,6 +43,7 @@ class LaunchOptionsTest {
         parse(
             "--infra-only",
             "--fresh",
+            "--jvm-per-service",
             "--data-dir",
             "/tmp/x",
             "--kafka-port=19092",
@@ -56,6 +58,7 @@ class LaunchOptionsTest {
     assertThat(options.help()).isTrue();
     assertThat(options.infraOnly()).isTrue();
     assertThat(options.fresh()).isTrue();
+    assertThat(options.jvmPerService()).isTrue();
     assertThat(options.dataDir()).isEqualTo(Path.of("/tmp/x"));
     assertThat(options.kafkaPort()).isEqualTo(19092);
     assertThat(options.mongoPort()).isEqualTo(27018);

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 import org.bson.Document;
 
@@ -49,18 +50,27 @@ final class OfflineModelStack implements AutoCloseable {
   /** {@link #start(String, Path, Duration)} with more environment for every service. */
   static OfflineModelStack start(
       String label, Path dataDir, Duration modelLatency, Map<String, String> moreEnv) {
+    return start(
+        dataDir,
+        (kafka, mongo) ->
+            RunningServices.start(label, Services.ALL, kafka, mongo, env(moreEnv, modelLatency)));
+  }
+
+  /** The six services in one JVM, as {@code ./run.sh} runs them, the model answering at once. */
+  static OfflineModelStack startInOneJvm(String label, Path dataDir) {
+    return start(
+        dataDir,
+        (kafka, mongo) -> RunningServices.startInOneJvm(label, Services.ALL, kafka, mongo));
+  }
+
+  private static OfflineModelStack start(
+      Path dataDir, BiFunction<String, String, RunningServices> startServices) {
     KafkaBroker kafka = KafkaBroker.start(dataDir.resolve("kafka"), 0);
     EmbeddedMongo mongo = null;
     try {
       mongo = EmbeddedMongo.start(dataDir.resolve("mongo"), 0);
       TopicCreator.createAll(kafka.bootstrapServers());
-      RunningServices services =
-          RunningServices.start(
-              label,
-              Services.ALL,
-              kafka.bootstrapServers(),
-              mongo.uri(),
-              env(moreEnv, modelLatency));
+      RunningServices services = startServices.apply(kafka.bootstrapServers(), mongo.uri());
       return new OfflineModelStack(kafka, mongo, services, MongoClients.create(mongo.uri()));
     } catch (RuntimeException e) {
       kafka.close();

@@ -18,6 +18,7 @@ import java.util.Map;
 final class RunningServices implements AutoCloseable {
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+  private static final Path REPO_ROOT = Path.of(System.getProperty("agentrt.repo.root", ".."));
 
   private final Map<String, ServiceProcess> processes = new LinkedHashMap<>();
 
@@ -33,21 +34,15 @@ final class RunningServices implements AutoCloseable {
       String kafkaBootstrap,
       String mongoUri,
       Map<String, String> moreEnv) {
-    Path repoRoot = Path.of(System.getProperty("agentrt.repo.root", ".."));
-    Path logs = repoRoot.resolve("system-tests/target/service-logs").resolve(label);
-    Map<String, String> env = new HashMap<>(moreEnv);
-    // Six JVMs starting at once on a small, busy machine can take longer than the default 10 s to
-    // reach the broker; the check is about absent infrastructure, not slow start-up.
-    env.putIfAbsent("AGENTRT_STARTUP_CHECK_TIMEOUT", "60s");
-    env.put("KAFKA_BOOTSTRAP_SERVERS", kafkaBootstrap);
-    env.put("MONGODB_URI", mongoUri);
+    Path logs = REPO_ROOT.resolve("system-tests/target/service-logs").resolve(label);
+    Map<String, String> env = env(kafkaBootstrap, mongoUri, moreEnv);
     RunningServices running = new RunningServices();
     try {
       for (String service : services) {
         running.processes.put(
             service,
             ServiceProcess.start(
-                repoRoot, service, freePort(), env, logs.resolve(service + ".log")));
+                REPO_ROOT, service, freePort(), env, logs.resolve(service + ".log")));
       }
       running.processes.values().forEach(p -> p.awaitHealthy(START_TIMEOUT));
       return running;
@@ -55,6 +50,43 @@ final class RunningServices implements AutoCloseable {
       running.close();
       throw e;
     }
+  }
+
+  /**
+   * The services in one JVM, as {@code ./run.sh} runs them by default; one cannot be killed or
+   * started again without the others.
+   */
+  static RunningServices startInOneJvm(
+      String label, List<String> services, String kafkaBootstrap, String mongoUri) {
+    Path logs = REPO_ROOT.resolve("system-tests/target/service-logs").resolve(label);
+    Map<String, Integer> ports = new LinkedHashMap<>();
+    services.forEach(service -> ports.put(service, freePort()));
+    RunningServices running = new RunningServices();
+    try {
+      ServiceProcess.startInOneJvm(REPO_ROOT, ports, env(kafkaBootstrap, mongoUri, Map.of()), logs)
+          .forEach(service -> running.processes.put(service.name(), service));
+      running.processes.values().forEach(p -> p.awaitHealthy(START_TIMEOUT));
+      return running;
+    } catch (RuntimeException e) {
+      running.close();
+      throw e;
+    }
+  }
+
+  private static Map<String, String> env(
+      String kafkaBootstrap, String mongoUri, Map<String, String> moreEnv) {
+    Map<String, String> env = new HashMap<>(moreEnv);
+    // Six JVMs starting at once on a small, busy machine can take longer than the default 10 s to
+    // reach the broker; the check is about absent infrastructure, not slow start-up.
+    env.putIfAbsent("AGENTRT_STARTUP_CHECK_TIMEOUT", "60s");
+    env.put("KAFKA_BOOTSTRAP_SERVERS", kafkaBootstrap);
+    env.put("MONGODB_URI", mongoUri);
+    return env;
+  }
+
+  /** Where a service's log file is. */
+  Path logFile(String service) {
+    return processes.get(service).logFile();
   }
 
   /** Kills the service at once (SIGKILL), as a crash would: no shutdown hook, no last commit. */
