@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -15,9 +16,11 @@ import java.util.stream.Stream;
  * target/fast-start/} next to it, and run with a class-data-sharing archive that the JVM writes on
  * the first run and maps on later ones ({@code -XX:+AutoCreateSharedArchive}, JDK 19+). One service
  * alone starts in 1.8 s instead of 3.9 s on this project's machines. A rebuilt jar is extracted
- * again; a stale archive is rewritten by the JVM itself. The JVM writes the archive in place when
- * it exits: two processes of one service must not share an archive file (the caller chooses it).
- * Several services to run in one JVM are extracted together, into one directory.
+ * again, and an archive older than the jars it was written for is deleted before the JVM starts:
+ * the JVM neither maps nor rewrites it (JDK 25: "timestamp has changed"), so after the first
+ * rebuild every start would go without one. The JVM writes the archive in place when it exits: two
+ * processes of one service must not share an archive file (the caller chooses it). Several services
+ * to run in one JVM are extracted together, into one directory.
  */
 final class FastStartJar {
 
@@ -32,8 +35,9 @@ final class FastStartJar {
     if (!isFresh(dir, List.of(jar)) && !extract(java, List.of(jar), dir)) {
       return List.of("-jar", jar.toString());
     }
-    List<String> arguments = new ArrayList<>(archiveArguments(archive));
-    arguments.addAll(List.of("-jar", applicationJar(dir, jar).toString()));
+    Path extracted = applicationJar(dir, jar);
+    List<String> arguments = new ArrayList<>(archiveArguments(archive, List.of(extracted)));
+    arguments.addAll(List.of("-jar", extracted.toString()));
     return arguments;
   }
 
@@ -51,12 +55,33 @@ final class FastStartJar {
     return jars.stream().map(jar -> applicationJar(dir, jar)).toList();
   }
 
-  /** The JVM arguments that map {@code archive}, writing it first if it is missing or stale. */
-  static List<String> archiveArguments(Path archive) {
+  /**
+   * The JVM arguments that map {@code archive} of a JVM running {@code jars}, or write it when the
+   * JVM exits if there is none; one older than a jar is deleted first.
+   */
+  static List<String> archiveArguments(Path archive, List<Path> jars) {
+    deleteIfOlder(archive, jars);
     return List.of(
         "-XX:SharedArchiveFile=" + archive,
         "-XX:+AutoCreateSharedArchive",
         "-Xlog:cds=off,cds+dynamic=off");
+  }
+
+  private static void deleteIfOlder(Path archive, List<Path> jars) {
+    try {
+      if (!Files.exists(archive)) {
+        return;
+      }
+      FileTime written = Files.getLastModifiedTime(archive);
+      for (Path jar : jars) {
+        if (Files.getLastModifiedTime(jar).compareTo(written) > 0) {
+          Files.delete(archive);
+          return;
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot check " + archive, e);
+    }
   }
 
   private static Path applicationJar(Path dir, Path jar) {

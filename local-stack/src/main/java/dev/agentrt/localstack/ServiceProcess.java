@@ -172,7 +172,9 @@ public final class ServiceProcess implements AutoCloseable {
             repoRoot.resolve(ONE_JVM_DIR));
     List<String> command = new ArrayList<>(List.of(java.toString()));
     command.addAll(FAST_START_OPTIONS);
-    command.addAll(FastStartJar.archiveArguments(logs.toAbsolutePath().resolve("services.jsa")));
+    command.addAll(
+        FastStartJar.archiveArguments(
+            logs.toAbsolutePath().resolve("services.jsa"), applicationJars));
     command.add("-cp");
     command.add(
         applicationJars.stream()
