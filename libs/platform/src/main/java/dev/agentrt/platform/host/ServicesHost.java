@@ -16,7 +16,7 @@ import org.springframework.core.env.StandardEnvironment;
  * Runs several services in one JVM, each its own Spring application context with its own
  * configuration, web server, Kafka and MongoDB clients, as its own executable jar would run it:
  * what {@code ./run.sh} does by default, so that the classes the six services share are loaded,
- * compiled and held once (docs/local-stack.md). The class path is the services' application jars,
+ * compiled and held once (README: Start-up time). The class path is the services' application jars,
  * whose {@code Class-Path} brings their libraries (extracted with Spring Boot's {@code
  * jarmode=tools} into one directory, so that a library all of them use is one jar).
  *
