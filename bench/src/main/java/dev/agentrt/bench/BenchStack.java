@@ -12,7 +12,6 @@ import dev.agentrt.localstack.Services;
 import dev.agentrt.localstack.TopicCreator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -129,19 +128,6 @@ final class BenchStack implements AutoCloseable {
     services.forEach((name, process) -> pids.put(name, process.pid()));
     pids.put(BENCH_JVM, ProcessHandle.current().pid());
     return pids;
-  }
-
-  /**
-   * Seconds the JIT compilers of the stack's JVMs have spent compiling so far: each service's
-   * {@code jvm.compilation.time} (its actuator's metrics) and this JVM's own. While they are at
-   * work a step costs far more CPU than once they are done.
-   */
-  double compilationSeconds() {
-    double millis = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
-    for (ServiceProcess process : services.values()) {
-      millis += metric(process, "jvm.compilation.time", "COUNT");
-    }
-    return millis / 1000;
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.agentrt.bench;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -42,6 +43,35 @@ final class Proc {
     } catch (IOException e) {
       return 0;
     }
+  }
+
+  /**
+   * CPU seconds the process's JIT compiler threads have used: the threads HotSpot names {@code C1
+   * CompilerThread…} and {@code C2 CompilerThread…} ({@code /proc/<pid>/task/<tid>/comm} keeps 15
+   * characters of a name). The CPU itself, not the compilation time the JVM reports, which counts
+   * the time a compiler thread waits for a core too; on two shared cores that is most of it.
+   */
+  static double compilerCpuSeconds(long pid) {
+    double seconds = 0;
+    try (DirectoryStream<Path> threads =
+        Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path thread : threads) {
+        try {
+          if (isCompilerThread(Files.readString(thread.resolve("comm")).strip())) {
+            seconds += cpuSeconds(Files.readString(thread.resolve("stat")));
+          }
+        } catch (IOException e) {
+          // the thread ended meanwhile
+        }
+      }
+    } catch (IOException e) {
+      return 0;
+    }
+    return seconds;
+  }
+
+  static boolean isCompilerThread(String name) {
+    return name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre");
   }
 
   /** From the text of {@code /proc/<pid>/stat}: fields 14 and 15, counted after the command. */

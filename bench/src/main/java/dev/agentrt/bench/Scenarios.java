@@ -61,9 +61,8 @@ final class Scenarios {
   void warmUp() {
     int quiet = 0;
     for (int i = 1; i <= MAX_WARM_UP_BATCHES; i++) {
-      double compiledBefore = stack.compilationSeconds();
       Measured warmUp = measured(() -> batch("warm-up", instant(options.warmupAgents(), 5)));
-      double compiling = (stack.compilationSeconds() - compiledBefore) / warmUp.cpuSecondsTotal();
+      double compiling = warmUp.compilerShare();
       say.accept(
           "  warm-up %d: %.1f ms CPU per step, %.0f per cent of it compiling"
               .formatted(i, warmUp.cpuMillisPerStep(), 100 * compiling));
@@ -76,7 +75,11 @@ final class Scenarios {
   }
 
   /** A batch, with the CPU time every process of the stack spent while it ran. */
-  private record Measured(Batch batch, Map<String, Double> cpuSeconds, double wallSeconds) {
+  private record Measured(
+      Batch batch,
+      Map<String, Double> cpuSeconds,
+      Map<String, Double> compilerCpuSeconds,
+      double wallSeconds) {
 
     long steps() {
       return batch.toolCallsById.values().stream().mapToLong(List::size).sum();
@@ -88,6 +91,21 @@ final class Scenarios {
 
     double cpuMillisPerStep() {
       return cpuSecondsTotal() * 1000 / steps();
+    }
+
+    /** The share of the CPU time the JVMs' JIT compiler threads took. */
+    double compilerShare() {
+      return compilerCpuSeconds.values().stream().mapToDouble(Double::doubleValue).sum()
+          / cpuSecondsTotal();
+    }
+
+    /**
+     * What a step costs once the JIT compilers are done: the CPU time less their threads'. They
+     * compile each method once; on two cores shared by seven JVMs they are still at it minutes into
+     * a run.
+     */
+    double compiledCpuMillisPerStep() {
+      return cpuMillisPerStep() * (1 - compilerShare());
     }
 
     /**
@@ -107,11 +125,15 @@ final class Scenarios {
   private Measured measured(Supplier<Batch> run) {
     Batch[] batch = new Batch[1];
     Cpu cpu = cpu(stack.pids(), () -> batch[0] = run.get());
-    return new Measured(batch[0], cpu.seconds(), cpu.wallSeconds());
+    return new Measured(batch[0], cpu.seconds(), cpu.compilerSeconds(), cpu.wallSeconds());
   }
 
-  /** CPU seconds each of {@code pids} spent while {@code work} ran, and how long it ran. */
-  private record Cpu(Map<String, Double> seconds, double wallSeconds) {
+  /**
+   * CPU seconds each of {@code pids} spent while {@code work} ran, of them its JIT compiler
+   * threads', and how long it ran.
+   */
+  private record Cpu(
+      Map<String, Double> seconds, Map<String, Double> compilerSeconds, double wallSeconds) {
 
     double total() {
       return seconds.values().stream().mapToDouble(Double::doubleValue).sum();
@@ -119,14 +141,24 @@ final class Scenarios {
   }
 
   private static Cpu cpu(Map<String, Long> pids, Runnable work) {
-    Map<String, Double> before = new LinkedHashMap<>();
-    pids.forEach((name, pid) -> before.put(name, Proc.cpuSeconds(pid)));
+    Map<String, Double> before = new LinkedHashMap<>(), compilersBefore = new LinkedHashMap<>();
+    pids.forEach(
+        (name, pid) -> {
+          before.put(name, Proc.cpuSeconds(pid));
+          compilersBefore.put(name, Proc.compilerCpuSeconds(pid));
+        });
     long wallStart = System.nanoTime();
     work.run();
     double wall = (System.nanoTime() - wallStart) / 1e9;
-    Map<String, Double> cpu = new LinkedHashMap<>();
-    pids.forEach((name, pid) -> cpu.put(name, Proc.cpuSeconds(pid) - before.get(name)));
-    return new Cpu(cpu, wall);
+    Map<String, Double> cpu = new LinkedHashMap<>(), compilers = new LinkedHashMap<>();
+    pids.forEach(
+        (name, pid) -> {
+          cpu.put(name, Proc.cpuSeconds(pid) - before.get(name));
+          // A compiler thread HotSpot stopped takes its time with it: never below zero.
+          compilers.put(
+              name, Math.max(0, Proc.compilerCpuSeconds(pid) - compilersBefore.get(name)));
+        });
+    return new Cpu(cpu, compilers, wall);
   }
 
   ScenarioResult floor() {
@@ -228,6 +260,7 @@ final class Scenarios {
     List<Double> cores = new ArrayList<>(), stepP50 = new ArrayList<>();
     List<Double> cpuPerStep = new ArrayList<>(), stepsPerFreeCores = new ArrayList<>();
     List<Double> servicesCpuPerStep = new ArrayList<>(), mongoCommandsPerStep = new ArrayList<>();
+    List<Double> compilerShare = new ArrayList<>(), compiledCpuPerStep = new ArrayList<>();
     Map<String, List<Double>> mongoCommandsPerStepByService = new LinkedHashMap<>();
     for (int rep = 0; rep < options.reps(); rep++) {
       Map<String, Double> commandsBefore = stack.mongoCommands();
@@ -248,6 +281,8 @@ final class Scenarios {
       // CPU time is what other processes on a shared machine cannot take away: what one step
       // costs, and how many steps per second two free cores could therefore carry.
       cpuPerStep.add(measured.cpuMillisPerStep());
+      compilerShare.add(100 * measured.compilerShare());
+      compiledCpuPerStep.add(measured.compiledCpuMillisPerStep());
       servicesCpuPerStep.add(measured.servicesCpuMillisPerStep());
       stepsPerFreeCores.add(2 * steps / cpuTotal);
       stepP50.add(Steps.of(batch).total().p50());
@@ -266,6 +301,7 @@ final class Scenarios {
       detail.put("succeeded", batch.succeeded());
       detail.put("seconds", seconds);
       detail.put("cpuSecondsByProcess", measured.cpuSeconds());
+      detail.put("compilerCpuSecondsByProcess", measured.compilerCpuSeconds());
       detail.put("wallSecondsOfCpuWindow", measured.wallSeconds());
       result.details.put("rep" + (rep + 1), detail);
     }
@@ -274,6 +310,8 @@ final class Scenarios {
         .row("runs per second", "1/s", runsPerS)
         .row("CPU used, all processes", "cores of 2", cores)
         .row("CPU time per step, all processes", "ms", cpuPerStep)
+        .row("  of it the JIT compilers' threads", "%", compilerShare)
+        .row("  without them: once the JIT is done", "ms", compiledCpuPerStep)
         .row("CPU time per step, the six services", "ms", servicesCpuPerStep)
         .row("steps per second 2 free cores could carry", "1/s", stepsPerFreeCores)
         .row("step p50 at saturation", "ms", stepP50)

@@ -24,5 +24,15 @@ class ProcTest {
 
     assertThat(Proc.rssMiB(pid)).isPositive();
     assertThat(Proc.cpuSeconds(pid)).isPositive();
+    // Loading JUnit and AssertJ alone has the C1 compiler busy for far more than a tick.
+    assertThat(Proc.compilerCpuSeconds(pid)).isPositive().isLessThan(Proc.cpuSeconds(pid));
+  }
+
+  @Test
+  void theCompilerThreadsAreKnownByTheirTruncatedNames() {
+    assertThat(Proc.isCompilerThread("C2 CompilerThre")).isTrue();
+    assertThat(Proc.isCompilerThread("C1 CompilerThre")).isTrue();
+    assertThat(Proc.isCompilerThread("G1 Conc#0")).isFalse();
+    assertThat(Proc.isCompilerThread("VM Thread")).isFalse();
   }
 }
