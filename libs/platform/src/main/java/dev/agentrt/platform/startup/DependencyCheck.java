@@ -6,6 +6,7 @@ import com.mongodb.MongoTimeoutException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,6 +19,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.bson.Document;
 import org.springframework.boot.logging.LogLevel;
+import org.springframework.boot.logging.LoggerConfiguration;
 import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -47,15 +49,28 @@ public class DependencyCheck
         env.getProperty("agentrt.startup-check.timeout", Duration.class, Duration.ofSeconds(10));
     LoggingSystem logging = LoggingSystem.get(getClass().getClassLoader());
     // The clients warn at every failed connection attempt; the outcome is reported once instead.
-    QUIET_DURING_CHECK.forEach(logger -> logging.setLogLevel(logger, LogLevel.ERROR));
+    Map<String, Optional<LogLevel>> configured = quiet(logging);
     try {
       Optional<String> problem = firstProblem(kafka, mongo, timeout);
       if (problem.isPresent()) {
         throw new DependencyUnavailableException(problem.get());
       }
     } finally {
-      QUIET_DURING_CHECK.forEach(logger -> logging.setLogLevel(logger, null));
+      // Back to the levels configured before (logging.level.*), not to none.
+      configured.forEach((logger, level) -> logging.setLogLevel(logger, level.orElse(null)));
     }
+  }
+
+  /** Sets {@link #QUIET_DURING_CHECK} to errors only; the levels they had configured. */
+  private static Map<String, Optional<LogLevel>> quiet(LoggingSystem logging) {
+    Map<String, Optional<LogLevel>> configured = new LinkedHashMap<>();
+    for (String logger : QUIET_DURING_CHECK) {
+      LoggerConfiguration before = logging.getLoggerConfiguration(logger);
+      configured.put(
+          logger, Optional.ofNullable(before == null ? null : before.getConfiguredLevel()));
+      logging.setLogLevel(logger, LogLevel.ERROR);
+    }
+    return configured;
   }
 
   /** Checks both at once; the first problem found, Kafka's before MongoDB's. */

@@ -1,13 +1,20 @@
 package dev.agentrt.platform.startup;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.convert.ApplicationConversionService;
+import org.springframework.boot.logging.LogLevel;
+import org.springframework.boot.logging.LoggingSystem;
+import org.springframework.context.support.GenericApplicationContext;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 class DependencyCheckTest {
@@ -58,6 +65,39 @@ class DependencyCheckTest {
     } finally {
       kafka.destroy();
       mongo.shutdownNow();
+    }
+  }
+
+  @Test
+  void putsTheClientsLogLevelsBackAsConfigured() throws IOException {
+    LoggingSystem logging = LoggingSystem.get(getClass().getClassLoader());
+    logging.setLogLevel("org.mongodb.driver", LogLevel.WARN);
+    try (GenericApplicationContext context = new GenericApplicationContext()) {
+      context.getEnvironment().setConversionService(new ApplicationConversionService());
+      context
+          .getEnvironment()
+          .getPropertySources()
+          .addFirst(
+              new MapPropertySource(
+                  "test",
+                  Map.of(
+                      "spring.kafka.bootstrap-servers",
+                      "127.0.0.1:" + closedPort(),
+                      "agentrt.startup-check.timeout",
+                      "1s")));
+
+      assertThatThrownBy(() -> new DependencyCheck().initialize(context))
+          .isInstanceOf(DependencyUnavailableException.class);
+
+      assertThat(logging.getLoggerConfiguration("org.mongodb.driver").getConfiguredLevel())
+          .isEqualTo(LogLevel.WARN);
+      assertThat(
+              logging
+                  .getLoggerConfiguration("org.apache.kafka.clients.NetworkClient")
+                  .getConfiguredLevel())
+          .isNull();
+    } finally {
+      logging.setLogLevel("org.mongodb.driver", null);
     }
   }
 
