@@ -38,8 +38,10 @@ class AnswerConfiguration {
     return new PendingAnswers(
         mongo,
         answers,
-        outcome ->
-            delegations.deliver(outcome) || plans.advance(outcome) || reroutes.reroute(outcome),
+        (outcome, task) ->
+            delegations.deliver(outcome, task)
+                || plans.advance(outcome)
+                || reroutes.reroute(outcome),
         answer -> publish(answer, outbox, ledger),
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("final-answer-", 0).factory()),
         leases);

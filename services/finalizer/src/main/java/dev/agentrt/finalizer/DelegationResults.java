@@ -10,7 +10,7 @@ import dev.agentrt.store.SubAgentIds;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import java.time.Clock;
-import org.springframework.data.mongodb.core.MongoTemplate;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
@@ -23,18 +23,12 @@ import org.springframework.stereotype.Component;
 @Component
 class DelegationResults {
 
-  private final MongoTemplate mongo;
   private final DelegationReplies replies;
   private final RunLedger ledger;
   private final Clock clock = Clock.systemUTC();
 
   DelegationResults(
-      MongoTemplate mongo,
-      SubAgentConversations conversations,
-      Outbox outbox,
-      EventCodec codec,
-      RunLedger ledger) {
-    this.mongo = mongo;
+      SubAgentConversations conversations, Outbox outbox, EventCodec codec, RunLedger ledger) {
     this.replies = new DelegationReplies(conversations, outbox, codec);
     this.ledger = ledger;
   }
@@ -42,11 +36,11 @@ class DelegationResults {
   /**
    * Delivers the outcome to the caller if the task is a child task.
    *
+   * @param task the outcome's task as stored now (null: it is not)
    * @return false for a task the orchestrator started (its answer goes to the chat); true for a
    *     child task, whether its outcome was delivered now, before, or is not due (woken again)
    */
-  boolean deliver(TaskOutcome outcome) {
-    Task task = mongo.findById(outcome.taskId(), Task.class);
+  boolean deliver(TaskOutcome outcome, @Nullable Task task) {
     if (task == null || task.delegation() == null) {
       return false;
     }

@@ -91,14 +91,19 @@ class FinalAnswers {
   }
 
   ChatMessage write(TaskOutcome outcome) {
+    Task task = mongo.findById(outcome.taskId(), Task.class);
+    if (task == null) {
+      throw new IllegalStateException("task " + outcome.taskId() + " is not stored");
+    }
+    return write(outcome, task);
+  }
+
+  /** The outcome's answer, written from its task as the caller read it. */
+  ChatMessage write(TaskOutcome outcome, Task task) {
     String id = idOf(outcome);
     ChatMessage written = mongo.findById(id, ChatMessage.class);
     if (written != null) {
       return written;
-    }
-    Task task = mongo.findById(outcome.taskId(), Task.class);
-    if (task == null) {
-      throw new IllegalStateException("task " + outcome.taskId() + " is not stored");
     }
     TaskOutcome told = Reroutes.told(task, outcome);
     return writeUnwritten(

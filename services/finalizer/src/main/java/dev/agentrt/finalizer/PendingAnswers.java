@@ -4,11 +4,13 @@ import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.LeasedWork;
 import dev.agentrt.store.Leases;
+import dev.agentrt.store.Task;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
 import java.util.function.Consumer;
-import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -39,21 +41,22 @@ class PendingAnswers implements LeasedWork, AutoCloseable {
 
   private final MongoTemplate mongo;
   private final FinalAnswers answers;
-  private final Predicate<TaskOutcome> deliveredElsewhere;
+  private final BiPredicate<TaskOutcome, @Nullable Task> deliveredElsewhere;
   private final Consumer<ChatMessage> publish;
   private final ExecutorService writers;
   private final Leases holds;
 
   /**
    * @param deliveredElsewhere delivers the outcome of a child task to its caller ({@link
-   *     DelegationResults#deliver}), saying whether it was one
+   *     DelegationResults#deliver}), saying whether it was one; given the task as stored (null if
+   *     it is not)
    * @param publish publishes a written answer's outbox
    * @param writers runs each answer on a thread of its own
    */
   PendingAnswers(
       MongoTemplate mongo,
       FinalAnswers answers,
-      Predicate<TaskOutcome> deliveredElsewhere,
+      BiPredicate<TaskOutcome, @Nullable Task> deliveredElsewhere,
       Consumer<ChatMessage> publish,
       ExecutorService writers,
       LeaseProperties leases) {
@@ -70,15 +73,16 @@ class PendingAnswers implements LeasedWork, AutoCloseable {
    * Records that the outcome awaits its answer and writes it on a thread of its own, unless another
    * finalizer holds it already (a redelivered event): one write, then back to the caller. The
    * outcome of a child task is no answer for the chat: it goes at once to the call that asked for
-   * it ({@link DelegationResults}, a few writes, no model).
+   * it ({@link DelegationResults}, a few writes, no model). The task is read once, here, for both.
    */
   void offer(TaskOutcome outcome) {
-    if (deliveredElsewhere.test(outcome)) {
+    Task task = mongo.findById(outcome.taskId(), Task.class);
+    if (deliveredElsewhere.test(outcome, task)) {
       return;
     }
     String id = FinalAnswers.idOf(outcome);
     if (holds.takeOrInsert(id, recording(outcome))) {
-      holds.run(id, writers, () -> write(outcome));
+      holds.run(id, writers, () -> write(outcome, task));
     }
   }
 
@@ -110,7 +114,7 @@ class PendingAnswers implements LeasedWork, AutoCloseable {
                   + pending.lease().holder()
                   + " ended at "
                   + pending.lease().leaseUntil());
-      holds.run(pending.id(), writers, () -> write(pending.outcome()));
+      holds.run(pending.id(), writers, () -> write(pending.outcome(), null));
     }
   }
 
@@ -127,10 +131,11 @@ class PendingAnswers implements LeasedWork, AutoCloseable {
     };
   }
 
-  private void write(TaskOutcome outcome) {
+  /** Writes the outcome's answer, from its task as read before (null: read it now). */
+  private void write(TaskOutcome outcome, @Nullable Task task) {
     String id = FinalAnswers.idOf(outcome);
     try {
-      publish.accept(answers.write(outcome));
+      publish.accept(task == null ? answers.write(outcome) : answers.write(outcome, task));
       mongo.remove(holds.done(id), PendingAnswer.class);
     } catch (RuntimeException e) {
       if (Thread.currentThread().isInterrupted()) {

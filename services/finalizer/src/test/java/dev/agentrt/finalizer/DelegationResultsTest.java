@@ -68,8 +68,7 @@ class DelegationResultsTest {
                         new ByteArraySerializer())),
                 "finalizer-test"),
             mongo);
-    results =
-        new DelegationResults(mongo, conversations, outbox, new EventCodec(), new RunLedger(mongo));
+    results = new DelegationResults(conversations, outbox, new EventCodec(), new RunLedger(mongo));
   }
 
   @AfterAll
@@ -93,9 +92,9 @@ class DelegationResultsTest {
   void aChildsResultBecomesItsCallersToolMessageOnceAndNoChatAnswer() {
     TaskOutcome completed = new TaskOutcome.Succeeded("e-1", CHILD, CHAT, "Kafka is a log.");
 
-    assertThat(results.deliver(completed)).isTrue();
-    assertThat(results.deliver(completed)).as("redelivered").isTrue();
-    assertThat(results.deliver(new TaskOutcome.Succeeded("e-1-copy", CHILD, CHAT, "x"))).isTrue();
+    assertThat(deliver(completed)).isTrue();
+    assertThat(deliver(completed)).as("redelivered").isTrue();
+    assertThat(deliver(new TaskOutcome.Succeeded("e-1-copy", CHILD, CHAT, "x"))).isTrue();
 
     List<SubAgentMessage> replies = conversations.messages(PARENT);
     assertThat(replies).hasSize(1);
@@ -113,7 +112,7 @@ class DelegationResultsTest {
         new Update().set("status", TaskStatus.failed).set("error", "the model failed"),
         Task.class);
 
-    results.deliver(new TaskOutcome.Failed("e-2", CHILD, CHAT, "the model failed"));
+    deliver(new TaskOutcome.Failed("e-2", CHILD, CHAT, "the model failed"));
 
     assertThat(conversations.messages(PARENT).getFirst().content())
         .contains("\"error_type\":\"agent_failed\"")
@@ -123,7 +122,7 @@ class DelegationResultsTest {
 
   @Test
   void aLateEventOfAnEarlierRunAnswersOnlyTheCurrentCallOnceItEnds() {
-    results.deliver(new TaskOutcome.Succeeded("e-1", CHILD, CHAT, "Kafka is a log."));
+    deliver(new TaskOutcome.Succeeded("e-1", CHILD, CHAT, "Kafka is a log."));
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(CHILD)),
         new Update()
@@ -132,15 +131,15 @@ class DelegationResultsTest {
             .set("delegation.modelCallId", "call_1_0"),
         Task.class);
 
-    results.deliver(new TaskOutcome.Succeeded("e-1", CHILD, CHAT, "Kafka is a log."));
+    deliver(new TaskOutcome.Succeeded("e-1", CHILD, CHAT, "Kafka is a log."));
     assertThat(conversations.messages(PARENT)).as("woken again: nothing yet").hasSize(1);
 
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(CHILD)),
         new Update().set("status", TaskStatus.success).set("result", "It keeps records."),
         Task.class);
-    results.deliver(new TaskOutcome.Succeeded("e-1", CHILD, CHAT, "Kafka is a log."));
-    results.deliver(new TaskOutcome.Succeeded("e-3", CHILD, CHAT, "It keeps records."));
+    deliver(new TaskOutcome.Succeeded("e-1", CHILD, CHAT, "Kafka is a log."));
+    deliver(new TaskOutcome.Succeeded("e-3", CHILD, CHAT, "It keeps records."));
 
     assertThat(conversations.messages(PARENT))
         .extracting(SubAgentMessage::toolCallId, SubAgentMessage::content)
@@ -171,7 +170,12 @@ class DelegationResultsTest {
             now,
             List.of()));
 
-    assertThat(results.deliver(new TaskOutcome.Succeeded("e-9", "root", CHAT, "r"))).isFalse();
+    assertThat(deliver(new TaskOutcome.Succeeded("e-9", "root", CHAT, "r"))).isFalse();
+  }
+
+  /** Delivers the outcome as the finalizer does: with its task as stored now. */
+  private static boolean deliver(TaskOutcome outcome) {
+    return results.deliver(outcome, mongo.findById(outcome.taskId(), Task.class));
   }
 
   private static Task child(

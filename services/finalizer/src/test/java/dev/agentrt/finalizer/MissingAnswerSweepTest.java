@@ -81,7 +81,7 @@ class MissingAnswerSweepTest {
         new PendingAnswers(
             mongo,
             answers,
-            outcome -> false,
+            (outcome, task) -> false,
             answer -> {},
             new CountingThreads().executor(),
             new LeaseProperties(Duration.ofSeconds(20), Duration.ofSeconds(5)));

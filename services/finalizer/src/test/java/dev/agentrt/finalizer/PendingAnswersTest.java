@@ -246,7 +246,7 @@ class PendingAnswersTest {
             PROPERTIES,
             new UsageCounter(mongo));
     return new PendingAnswers(
-        mongo, answers, outcome -> false, published::add, threads.executor(), LEASES);
+        mongo, answers, (outcome, task) -> false, published::add, threads.executor(), LEASES);
   }
 
   /**

@@ -71,8 +71,7 @@ class TaskOutcomeListenerTest {
             mongo);
     RunLedger ledger = new RunLedger(mongo);
     DelegationResults results =
-        new DelegationResults(
-            mongo, new SubAgentConversations(mongo), outbox, new EventCodec(), ledger);
+        new DelegationResults(new SubAgentConversations(mongo), outbox, new EventCodec(), ledger);
     writers = Executors.newVirtualThreadPerTaskExecutor();
     PendingAnswers pending =
         new PendingAnswers(
