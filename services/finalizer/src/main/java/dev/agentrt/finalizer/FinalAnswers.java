@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,10 +35,13 @@ import org.springframework.stereotype.Component;
 /**
  * Writes the chat's answer for a finished task: the model turns the outcome into words for the
  * person; when the model fails, a plain answer made from the outcome itself. The answer's id
- * derives from the event, and an answer already stored is returned without asking the model again.
- * The caller publishes its outbox. The model asked is the task's ({@code Task.model}; null: the
- * default model); the tokens of its reply are stored on the answer and, by the write that inserts
- * it, added to the chat's and the task's sums: once per answer, however often the event comes.
+ * derives from the event, and an answer already stored is returned as it is: found among the chat's
+ * latest messages, which the model's prompt reads anyway, without asking the model again (one
+ * stored before more than {@code history-size} later messages is found by the insert instead, after
+ * the model was asked in vain). The caller publishes its outbox. The model asked is the task's
+ * ({@code Task.model}; null: the default model); the tokens of its reply are stored on the answer
+ * and, by the write that inserts it, added to the chat's and the task's sums: once per answer,
+ * however often the event comes.
  */
 @Component
 class FinalAnswers {
@@ -100,15 +104,10 @@ class FinalAnswers {
 
   /** The outcome's answer, written from its task as the caller read it. */
   ChatMessage write(TaskOutcome outcome, Task task) {
-    String id = idOf(outcome);
-    ChatMessage written = mongo.findById(id, ChatMessage.class);
-    if (written != null) {
-      return written;
-    }
     TaskOutcome told = Reroutes.told(task, outcome);
-    return writeUnwritten(
+    return write(
         new Brief(
-            id,
+            idOf(outcome),
             outcome.chatId(),
             task.id(),
             task.model(),
@@ -134,19 +133,18 @@ class FinalAnswers {
       String outcome,
       String plain) {}
 
-  /** The answer of the brief, unless it is stored already. */
-  ChatMessage write(Brief brief) {
-    ChatMessage written = mongo.findById(brief.answerId(), ChatMessage.class);
-    return written != null ? written : writeUnwritten(brief);
-  }
-
   /**
-   * The answer of a brief whose answer was not found stored a moment ago; if one is stored
-   * meanwhile (another finalizer's), that one.
+   * The answer of the brief, unless it is stored already: among the chat's latest messages, or
+   * stored meanwhile (another finalizer's).
    */
-  private ChatMessage writeUnwritten(Brief brief) {
+  ChatMessage write(Brief brief) {
     String id = brief.answerId();
-    Answer answer = fromModel(brief);
+    List<ChatMessage> latest = latest(brief.chatId());
+    Optional<ChatMessage> stored = latest.stream().filter(m -> m.id().equals(id)).findFirst();
+    if (stored.isPresent()) {
+      return stored.get();
+    }
+    Answer answer = fromModel(brief, latest);
     Instant now = clock.instant();
     ChatMessageAdded added =
         new ChatMessageAdded(
@@ -183,14 +181,14 @@ class FinalAnswers {
    */
   private record Answer(String content, @Nullable TurnUsage usage) {}
 
-  private Answer fromModel(Brief brief) {
+  private Answer fromModel(Brief brief, List<ChatMessage> latest) {
     TurnUsage tokens = null;
     try {
       ModelReply reply =
           model.complete(
               new ModelRequest(
                   ModelRequest.Purpose.FINAL_ANSWER,
-                  prompt(brief.chatId(), brief.outcome()),
+                  prompt(latest, brief.outcome()),
                   List.of(),
                   null,
                   brief.model()),
@@ -212,16 +210,19 @@ class FinalAnswers {
     return new Answer(brief.plain(), tokens);
   }
 
-  /** The system message, the chat's last messages, and the outcome. */
-  private List<ModelMessage> prompt(String chatId, String outcome) {
+  /** The chat's last {@code history-size} messages, the newest first. */
+  private List<ChatMessage> latest(String chatId) {
+    return mongo.find(
+        Query.query(Criteria.where("chatId").is(chatId))
+            .with(Sort.by(Sort.Direction.DESC, "createdAt", "_id"))
+            .limit(properties.historySize()),
+        ChatMessage.class);
+  }
+
+  /** The system message, the chat's last messages ({@link #latest}), and the outcome. */
+  private static List<ModelMessage> prompt(List<ChatMessage> latest, String outcome) {
     List<ModelMessage> messages = new ArrayList<>();
     messages.add(ModelMessage.system(INSTRUCTIONS));
-    List<ChatMessage> latest =
-        mongo.find(
-            Query.query(Criteria.where("chatId").is(chatId))
-                .with(Sort.by(Sort.Direction.DESC, "createdAt", "_id"))
-                .limit(properties.historySize()),
-            ChatMessage.class);
     for (ChatMessage message : latest.reversed()) {
       messages.add(
           ChatMessage.USER.equals(message.role())

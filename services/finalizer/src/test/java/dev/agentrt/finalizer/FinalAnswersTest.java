@@ -97,18 +97,45 @@ class FinalAnswersTest {
                 List.of()));
   }
 
-  /** Whether the answer is stored already is asked once: not again after the task is read. */
+  /**
+   * Whether the answer is stored already is told by the chat's latest messages, which the model
+   * reads anyway: one read of the chat's messages.
+   */
   @Test
-  void anAnswerWrittenForTheFirstTimeIsLookedForOnce() {
+  void anAnswerWrittenForTheFirstTimeReadsTheChatOnce() {
     model.replies("Kafka is a distributed log.");
     COMMANDS.clear();
 
     answers.write(TaskOutcome.of(completed("Kafka is a distributed log.")));
 
     assertThat(COMMANDS.from(thread -> true))
-        .as("the look for the answer, then the chat's latest messages for the model")
+        .as("the chat's latest messages, for the model and to find the answer stored")
         .filteredOn(("find " + Collections.CHAT_MESSAGES)::equals)
-        .hasSize(2);
+        .hasSize(1);
+  }
+
+  @Test
+  void anAnswerStoredBeforeManyLaterMessagesIsStillStoredOnce() {
+    model.replies("Kafka is a distributed log.", "Asked again.");
+    TaskCompleted completed = completed("Kafka is a distributed log.");
+    ChatMessage first = answers.write(TaskOutcome.of(completed));
+    for (int i = 1; i <= 8; i++) {
+      mongo.insert(
+          new ChatMessage(
+              "later-" + i,
+              CHAT,
+              ChatMessage.USER,
+              "later " + i,
+              null,
+              first.createdAt().plusSeconds(i),
+              List.of()));
+    }
+
+    ChatMessage again = answers.write(TaskOutcome.of(completed));
+
+    assertThat(again).isEqualTo(first);
+    assertThat(model.requests()).as("not among the latest messages: asked in vain").hasSize(2);
+    assertThat(mongo.findById(CHAT, Chat.class).usage().turns()).isEqualTo(1);
   }
 
   @Test
