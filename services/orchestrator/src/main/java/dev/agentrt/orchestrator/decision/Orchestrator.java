@@ -42,6 +42,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -131,13 +132,22 @@ class Orchestrator {
    */
   Publication handle(ChatMessage message, boolean triedBefore) {
     Optional<Publication> stored = triedBefore ? storedOutcome(message) : Optional.empty();
-    return stored
-        .or(() -> routeToWaitingSubAgent(message))
+    if (stored.isPresent()) {
+      return stored.get();
+    }
+    // Read once for both the question that may wait and the decision's context.
+    List<Task> tasks =
+        mongo.find(
+            Query.query(Criteria.where("chatId").is(message.chatId()))
+                .with(Sort.by("createdAt", "_id")),
+            Task.class);
+    return routeToWaitingSubAgent(message, tasks)
         .or(() -> decideWaitingApproval(message))
         .orElseGet(
             () -> {
               String model = modelFor(message);
-              return carryOut(message, model, decide(message, model));
+              return carryOut(
+                  message, model, decide(message, model, startedTasks(message.chatId(), tasks)));
             });
   }
 
@@ -196,10 +206,14 @@ class Orchestrator {
 
   // --- 1. the answer to a sub-agent's question ---------------------------------------------
 
-  /** The question of the chat that waits for the person, if any: this message answers it. */
-  private Optional<Publication> routeToWaitingSubAgent(ChatMessage message) {
+  /**
+   * The question of the chat that waits for the person, if any: this message answers it.
+   *
+   * @param tasks all the chat's tasks
+   */
+  private Optional<Publication> routeToWaitingSubAgent(ChatMessage message, List<Task> tasks) {
     return questions
-        .latest(message.chatId())
+        .latestAmong(tasks)
         .map(
             waiting -> {
               SubAgent subAgent = waiting.subAgent();
@@ -262,21 +276,23 @@ class Orchestrator {
 
   // --- 3. the model's decision -------------------------------------------------------------
 
-  private Decided decide(ChatMessage message, @Nullable String model) {
-    // The tasks the orchestrator started: a child task belongs to the agent that started it, a
-    // plan's node to its plan (its outcome is the plan's, not the chat's).
-    List<String> planNodes = plans.nodeTaskIds(message.chatId());
-    List<Task> tasks =
-        mongo.find(
-            Query.query(
-                    Criteria.where("chatId")
-                        .is(message.chatId())
-                        .and("delegation")
-                        .is(null)
-                        .and("_id")
-                        .nin(planNodes))
-                .with(Sort.by("createdAt", "_id")),
-            Task.class);
+  /**
+   * Of the chat's tasks, oldest first, those the orchestrator started: a child task belongs to the
+   * agent that started it, a plan's node to its plan (its outcome is the plan's, not the chat's).
+   * The chat's plans are read only when it has such tasks at all: a chat's first message reads
+   * none.
+   */
+  private List<Task> startedTasks(String chatId, List<Task> chatTasks) {
+    List<Task> started = chatTasks.stream().filter(t -> t.delegation() == null).toList();
+    if (started.isEmpty()) {
+      return started;
+    }
+    Set<String> planNodes = Set.copyOf(plans.nodeTaskIds(chatId));
+    return started.stream().filter(t -> !planNodes.contains(t.id())).toList();
+  }
+
+  /** The model's decision, with the tasks the orchestrator started in the chat as context. */
+  private Decided decide(ChatMessage message, @Nullable String model, List<Task> tasks) {
     List<AgentDefinition> available = agents.all();
     List<ModelMessage> prompt = DecisionPrompt.messages(available, tasks, history(message));
     return decider.decide(

@@ -8,6 +8,7 @@ import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -32,6 +33,10 @@ public class WaitingQuestions {
    */
   public record WaitingQuestion(SubAgent subAgent, String askUserCallId, List<String> options) {}
 
+  /** The newest update first, as {@link #latest} sorts them. */
+  private static final Comparator<Task> LATEST_FIRST =
+      Comparator.comparing(Task::updatedAt).thenComparing(Task::id).reversed();
+
   private final MongoTemplate mongo;
   private final SubAgentConversations conversations;
 
@@ -41,7 +46,7 @@ public class WaitingQuestions {
   }
 
   public Optional<WaitingQuestion> latest(String chatId) {
-    List<Task> waiting =
+    return latestOf(
         mongo.find(
             Query.query(
                     Criteria.where("chatId")
@@ -51,7 +56,19 @@ public class WaitingQuestions {
                         .and("subAgentId")
                         .ne(null))
                 .with(Sort.by(Sort.Direction.DESC, "updatedAt", "_id")),
-            Task.class);
+            Task.class));
+  }
+
+  /** {@link #latest}, among the chat's tasks as the caller read them (all of them, any order). */
+  Optional<WaitingQuestion> latestAmong(List<Task> chatTasks) {
+    return latestOf(
+        chatTasks.stream()
+            .filter(t -> t.status() == TaskStatus.waiting && t.subAgentId() != null)
+            .sorted(LATEST_FIRST)
+            .toList());
+  }
+
+  private Optional<WaitingQuestion> latestOf(List<Task> waiting) {
     for (Task task : waiting) {
       SubAgent subAgent = mongo.findById(task.subAgentId(), SubAgent.class);
       if (subAgent == null) {

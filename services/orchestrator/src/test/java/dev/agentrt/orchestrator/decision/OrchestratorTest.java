@@ -39,6 +39,7 @@ import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.Usage;
 import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.InMemoryMongo;
+import dev.agentrt.testing.MongoCommands;
 import dev.agentrt.testing.ScriptedModel;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -70,6 +71,8 @@ class OrchestratorTest {
       new OrchestratorProperties(
           20, 3, Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30));
 
+  private static final MongoCommands COMMANDS = new MongoCommands();
+
   private static InMemoryMongo mongoServer;
   private static MongoTemplate mongo;
 
@@ -79,7 +82,7 @@ class OrchestratorTest {
 
   @BeforeAll
   static void startMongo() {
-    mongoServer = InMemoryMongo.start();
+    mongoServer = InMemoryMongo.start(COMMANDS);
     mongo = mongoServer.template();
   }
 
@@ -111,6 +114,24 @@ class OrchestratorTest {
         Approvals.withoutBroker(mongo),
         new ChatPlans(Stored.plans(mongo), agents, new PlanProperties(12)),
         new RoutingProperties(0.7));
+  }
+
+  /**
+   * A chat's first message reads the chat's tasks once, for both the question that may wait and the
+   * decision's context, and no plans: a chat without tasks has no plan nodes to leave out.
+   */
+  @Test
+  void aChatsFirstMessageReadsItsTasksOnceAndNoPlans() {
+    ChatMessage first = stored.userMessage(CHAT, "Research Kafka");
+    model.replies(RESEARCH_KAFKA);
+    COMMANDS.clear();
+
+    orchestrator.handle(first, false);
+
+    assertThat(COMMANDS.from(thread -> true))
+        .filteredOn(c -> c.startsWith("find ") || c.startsWith("aggregate "))
+        .filteredOn(c -> c.endsWith(" " + Collections.TASKS) || c.endsWith(" " + Collections.PLANS))
+        .containsExactly("find " + Collections.TASKS);
   }
 
   @Test
