@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.bson.Document;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.logging.LogLevel;
 import org.springframework.boot.logging.LoggerConfiguration;
 import org.springframework.boot.logging.LoggingSystem;
@@ -49,7 +50,7 @@ public class DependencyCheck
         env.getProperty("agentrt.startup-check.timeout", Duration.class, Duration.ofSeconds(10));
     LoggingSystem logging = LoggingSystem.get(getClass().getClassLoader());
     // The clients warn at every failed connection attempt; the outcome is reported once instead.
-    Map<String, Optional<LogLevel>> configured = quiet(logging);
+    Map<String, @Nullable LogLevel> configured = quiet(logging);
     try {
       Optional<String> problem = firstProblem(kafka, mongo, timeout);
       if (problem.isPresent()) {
@@ -57,17 +58,16 @@ public class DependencyCheck
       }
     } finally {
       // Back to the levels configured before (logging.level.*), not to none.
-      configured.forEach((logger, level) -> logging.setLogLevel(logger, level.orElse(null)));
+      configured.forEach(logging::setLogLevel);
     }
   }
 
   /** Sets {@link #QUIET_DURING_CHECK} to errors only; the levels they had configured. */
-  private static Map<String, Optional<LogLevel>> quiet(LoggingSystem logging) {
-    Map<String, Optional<LogLevel>> configured = new LinkedHashMap<>();
+  private static Map<String, @Nullable LogLevel> quiet(LoggingSystem logging) {
+    Map<String, @Nullable LogLevel> configured = new LinkedHashMap<>(); // null: none configured
     for (String logger : QUIET_DURING_CHECK) {
       LoggerConfiguration before = logging.getLoggerConfiguration(logger);
-      configured.put(
-          logger, Optional.ofNullable(before == null ? null : before.getConfiguredLevel()));
+      configured.put(logger, before == null ? null : before.getConfiguredLevel());
       logging.setLogLevel(logger, LogLevel.ERROR);
     }
     return configured;

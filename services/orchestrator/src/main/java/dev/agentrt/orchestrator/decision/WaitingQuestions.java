@@ -13,7 +13,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
@@ -33,7 +32,7 @@ public class WaitingQuestions {
    */
   public record WaitingQuestion(SubAgent subAgent, String askUserCallId, List<String> options) {}
 
-  /** The newest update first, as {@link #latest} sorts them. */
+  /** The newest update first. */
   private static final Comparator<Task> LATEST_FIRST =
       Comparator.comparing(Task::updatedAt).thenComparing(Task::id).reversed();
 
@@ -46,29 +45,26 @@ public class WaitingQuestions {
   }
 
   public Optional<WaitingQuestion> latest(String chatId) {
-    return latestOf(
+    // Narrowed by the query; which ones wait, and in what order, latestAmong says.
+    return latestAmong(
         mongo.find(
             Query.query(
-                    Criteria.where("chatId")
-                        .is(chatId)
-                        .and("status")
-                        .is(TaskStatus.waiting)
-                        .and("subAgentId")
-                        .ne(null))
-                .with(Sort.by(Sort.Direction.DESC, "updatedAt", "_id")),
+                Criteria.where("chatId")
+                    .is(chatId)
+                    .and("status")
+                    .is(TaskStatus.waiting)
+                    .and("subAgentId")
+                    .ne(null)),
             Task.class));
   }
 
-  /** {@link #latest}, among the chat's tasks as the caller read them (all of them, any order). */
+  /** {@link #latest}, among the chat's tasks as the caller read them (any of them, any order). */
   Optional<WaitingQuestion> latestAmong(List<Task> chatTasks) {
-    return latestOf(
+    List<Task> waiting =
         chatTasks.stream()
             .filter(t -> t.status() == TaskStatus.waiting && t.subAgentId() != null)
             .sorted(LATEST_FIRST)
-            .toList());
-  }
-
-  private Optional<WaitingQuestion> latestOf(List<Task> waiting) {
+            .toList();
     for (Task task : waiting) {
       SubAgent subAgent = mongo.findById(task.subAgentId(), SubAgent.class);
       if (subAgent == null) {
