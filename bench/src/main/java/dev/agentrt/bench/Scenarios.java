@@ -236,13 +236,13 @@ final class Scenarios {
       p50.forEach(v -> ratio.add(v / floor));
     }
     result
-        .row("step p50", "ms", p50)
+        .row("step p50", "ms", p50, Target.atMost(25, "ms"))
         .row("step p95", "ms", p95)
-        .row("step p99", "ms", p99, Target.atMost(50, "ms"))
+        .row("step p99", "ms", p99, Target.atMost(60, "ms"))
         .row("  tool result stored → model turn starts, p50", "ms", wake)
         .row("  model turn starts → tool call runs, p50", "ms", dispatch);
     if (!ratio.isEmpty()) {
-      result.row("step p50 / floor of a step", "×", ratio, Target.atMost(2, "×"));
+      result.row("step p50 / floor of a step", "×", ratio);
     }
     return result;
   }
@@ -306,10 +306,10 @@ final class Scenarios {
       result.details.put("rep" + (rep + 1), detail);
     }
     result
-        .row("steps per second", "1/s", stepsPerS, Target.atLeast(400, "/s"))
+        .row("steps per second", "1/s", stepsPerS, Target.atLeast(150, "/s"))
         .row("runs per second", "1/s", runsPerS)
         .row("CPU used, all processes", "cores of 2", cores)
-        .row("CPU time per step, all processes", "ms", cpuPerStep)
+        .row("CPU time per step, all processes", "ms", cpuPerStep, Target.atMost(10, "ms"))
         .row("  of it the JIT compilers' threads", "%", compilerShare)
         .row("  without them: once the JIT is done", "ms", compiledCpuPerStep)
         .row("CPU time per step, the six services", "ms", servicesCpuPerStep)
@@ -409,9 +409,8 @@ final class Scenarios {
         .row(
             "makespan (ideal " + ScenarioResult.format(turns * latency / 1000.0) + " s)",
             "s",
-            makespan,
-            Target.atMost(2.5, "s"))
-        .row("  … to the last answer in the chat", "s", makespanToAnswer)
+            makespan)
+        .row("  … to the last answer in the chat", "s", makespanToAnswer, Target.atMost(10, "s"))
         .row("max model calls in flight", "", maxInFlight)
         .row("max in flight in turns 2 and 3", "", maxInFlightLater)
         .row("ramp: messages posted → all in first turn", "s", ramp)
