@@ -126,7 +126,18 @@ class AgentLoop {
     this.turnRequests = new TurnRequests(agents, tools, config);
   }
 
+  /**
+   * Wakes the sub-agent by its id: reads it, unless this instance holds its turn. Then its worker
+   * looks at the conversation as it ends the turn ({@link #endTurn}); and had the sub-agent been
+   * read, nothing would have come of it: a live turn is left to its worker, and the take of one
+   * whose lease passed is refused while this instance holds it ({@link Leases#take}), until the
+   * heartbeat finds the hold lost and forgets it. Under load a tool's result nearly always comes
+   * while the turn that asked for it is still held here, or the next one already is.
+   */
   void wake(String subAgentId) {
+    if (turns.holds(subAgentId)) {
+      return;
+    }
     SubAgent subAgent = mongo.findById(subAgentId, SubAgent.class);
     if (subAgent != null) {
       wake(subAgent);

@@ -563,6 +563,34 @@ class AgentLoopTest {
   }
 
   @Test
+  void aWakeWhileThisLoopHoldsTheTurnReadsNothingAndItsEndLooksAgain() throws Exception {
+    CountDownLatch modelCalled = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    model
+        .then(
+            heldToolCall(
+                modelCalled,
+                release,
+                new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")))
+        .replies("Done.");
+    loop.wake(subAgent.id());
+    assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread test = Thread.currentThread();
+    COMMANDS.clear();
+
+    loop.wake(subAgent.id()); // the event of a message that came during the turn
+
+    assertThat(COMMANDS.from(t -> t == test)).as("the wake's commands").isEmpty();
+    release.countDown();
+    await().until(() -> !toolCalls().isEmpty());
+    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+    // The result's own wake comes while the turn may still be held: its end takes the next turn.
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests()).hasSize(2);
+  }
+
+  @Test
   void aWakeUpAfterTheAnswerIsStoredCallsTheModelNoMore() {
     model.replies("Done.");
     loop.wake(subAgent.id());
