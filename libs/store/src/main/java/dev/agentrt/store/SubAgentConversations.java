@@ -1,5 +1,7 @@
 package dev.agentrt.store;
 
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
 import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.OutboxEntry;
@@ -124,6 +126,27 @@ public class SubAgentConversations {
    */
   public OptionalLong takeSeqWhileActive(String subAgentId, Instant now) {
     return takeSeqsWhileActive(subAgentId, 1, now);
+  }
+
+  /**
+   * {@link #takeSeqWhileActive} for a caller that read the sub-agent: while it is active and its
+   * conversation still has the {@code counted} messages the caller read ({@link
+   * SubAgent#messageCount()}), the place after them is taken by an update that goes out with the
+   * process's other writes ({@link BulkWrites#updateIfMatches}), not a {@code findAndModify} of its
+   * own. Otherwise (a message came meanwhile, the sub-agent stopped) as {@link
+   * #takeSeqWhileActive}.
+   */
+  public OptionalLong takeSeqWhileActive(String subAgentId, long counted, Instant now) {
+    boolean taken =
+        writes.updateIfMatches(
+            subAgentId,
+            Filters.and(
+                Filters.eq("status", SubAgentStatus.active.name()),
+                Filters.eq(MESSAGE_COUNT, counted)),
+            Updates.combine(
+                Updates.inc(MESSAGE_COUNT, 1), Updates.set(SubAgent.UNLOOKED_SINCE, now)),
+            Collections.SUB_AGENTS);
+    return taken ? OptionalLong.of(counted + 1) : takeSeqWhileActive(subAgentId, now);
   }
 
   /**

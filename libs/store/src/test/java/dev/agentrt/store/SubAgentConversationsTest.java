@@ -20,6 +20,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
 
 /**
  * Appends to a sub-agent's conversation on a real MongoDB-protocol server, one at a time and
@@ -121,6 +124,27 @@ class SubAgentConversationsTest {
     assertThatThrownBy(() -> conversations.appendIfAbsent(subAgent, message, Instant.EPOCH))
         .isInstanceOf(DuplicateKeyException.class);
     assertThat(mongo.findById(message.id(), SubAgentMessage.class)).isNull();
+  }
+
+  @Test
+  void aPlaceTakenWithTheCountReadIsTheNextUnlessAMessageCameOrTheSubAgentStopped() {
+    SubAgent subAgent = storedSubAgent();
+    conversations.appendIfAbsent(subAgent, message(Ids.fresh(), "first"), Instant.EPOCH);
+    long counted = mongo.findById(subAgent.id(), SubAgent.class).messageCount();
+
+    assertThat(conversations.takeSeqWhileActive(subAgent.id(), counted, Instant.EPOCH))
+        .hasValue(counted + 1);
+    conversations.appendIfAbsent(subAgent, message(Ids.fresh(), "meanwhile"), Instant.EPOCH);
+    assertThat(conversations.takeSeqWhileActive(subAgent.id(), counted + 1, Instant.EPOCH))
+        .as("after the message that came since the count was read")
+        .hasValue(counted + 3);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new Update().set("status", SubAgentStatus.cancelled),
+        SubAgent.class);
+    assertThat(conversations.takeSeqWhileActive(subAgent.id(), counted + 3, Instant.EPOCH))
+        .isEmpty();
+    assertThat(mongo.findById(subAgent.id(), SubAgent.class).messageCount()).isEqualTo(counted + 3);
   }
 
   @Test

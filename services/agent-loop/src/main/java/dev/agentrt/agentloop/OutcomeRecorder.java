@@ -97,17 +97,18 @@ class OutcomeRecorder {
    * Stores the model's answer to the messages up to {@code answeredSeq}, if the sub-agent is still
    * active: its place in the conversation is taken by a write that matches only an active
    * sub-agent, so the answer of a sub-agent cancelled or failed (by a limit) while the model
-   * thought is dropped, and nothing of it is stored. Then the assistant message, with the model
-   * asked and the turn's tokens: the commit point. Then the tool calls of the answer stored, which
-   * is another one when the turn was taken again after its lease expired and answered first by the
-   * other worker: only calls a stored message asked for are ever recorded, so none runs that no
-   * message asked for. The write that inserts the message adds its tokens to the sums of the task
-   * and the chat, and to its tree's run: the task's own write counts it for a task the orchestrator
-   * started (no extra round trip); a child's turn adds one write, to its root's run. A task that
-   * started no child task has no other turns in its run than its own, whose sum its conversation
-   * gives: its write reads nothing back and goes in a bulk write with others. The sub-agent's sums
-   * are its answers' ({@link dev.agentrt.store.Usage#summed}). Storing the same answer again finds
-   * it stored and counts nothing.
+   * thought is dropped, and nothing of it is stored; when no message came since {@code subAgent}
+   * was read, that write goes out with others and reads nothing back. Then the assistant message,
+   * with the model asked and the turn's tokens: the commit point. Then the tool calls of the answer
+   * stored, which is another one when the turn was taken again after its lease expired and answered
+   * first by the other worker: only calls a stored message asked for are ever recorded, so none
+   * runs that no message asked for. The write that inserts the message adds its tokens to the sums
+   * of the task and the chat, and to its tree's run: the task's own write counts it for a task the
+   * orchestrator started (no extra round trip); a child's turn adds one write, to its root's run. A
+   * task that started no child task has no other turns in its run than its own, whose sum its
+   * conversation gives: its write reads nothing back and goes in a bulk write with others. The
+   * sub-agent's sums are its answers' ({@link dev.agentrt.store.Usage#summed}). Storing the same
+   * answer again finds it stored and counts nothing.
    *
    * @param model the model asked (null: the default model)
    * @param input what the turn was given, kept on the answer for a replay
@@ -128,7 +129,8 @@ class OutcomeRecorder {
       boolean firstOfRun,
       boolean delegated) {
     Instant now = clock.instant();
-    OptionalLong seq = conversations.takeSeqWhileActive(subAgent.id(), now);
+    OptionalLong seq =
+        conversations.takeSeqWhileActive(subAgent.id(), subAgent.messageCount(), now);
     if (seq.isEmpty()) {
       return Optional.empty();
     }

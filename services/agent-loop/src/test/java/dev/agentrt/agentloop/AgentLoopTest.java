@@ -980,6 +980,10 @@ class AgentLoopTest {
         .as("the sub-agent is read by the wake; whether it is still active, by the answer's write")
         .filteredOn(("find " + Collections.SUB_AGENTS)::equals)
         .hasSize(1);
+    assertThat(loops)
+        .as("no message came during the turn: the answer's place is taken in a bulk write")
+        .filteredOn(("findAndModify " + Collections.SUB_AGENTS)::equals)
+        .containsExactly("findAndModify " + Collections.SUB_AGENTS); // the end of the turn
     assertThat(toolCalls()).hasSize(1);
   }
 
