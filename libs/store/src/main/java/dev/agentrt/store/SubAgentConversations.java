@@ -129,27 +129,6 @@ public class SubAgentConversations {
   }
 
   /**
-   * {@link #takeSeqWhileActive} for a caller that read the sub-agent: while it is active and its
-   * conversation still has the {@code counted} messages the caller read ({@link
-   * SubAgent#messageCount()}), the place after them is taken by an update that goes out with the
-   * process's other writes ({@link BulkWrites#updateIfMatches}), not a {@code findAndModify} of its
-   * own. Otherwise (a message came meanwhile, the sub-agent stopped) as {@link
-   * #takeSeqWhileActive}.
-   */
-  public OptionalLong takeSeqWhileActive(String subAgentId, long counted, Instant now) {
-    boolean taken =
-        writes.updateIfMatches(
-            subAgentId,
-            Filters.and(
-                Filters.eq("status", SubAgentStatus.active.name()),
-                Filters.eq(MESSAGE_COUNT, counted)),
-            Updates.combine(
-                Updates.inc(MESSAGE_COUNT, 1), Updates.set(SubAgent.UNLOOKED_SINCE, now)),
-            Collections.SUB_AGENTS);
-    return taken ? OptionalLong.of(counted + 1) : takeSeqWhileActive(subAgentId, now);
-  }
-
-  /**
    * Takes the next {@code count} places in the conversation of an active sub-agent with one write,
    * as {@link #takeSeqWhileActive} takes one.
    *
@@ -162,6 +141,30 @@ public class SubAgentConversations {
             count,
             now);
     return last.isEmpty() ? last : OptionalLong.of(last.getAsLong() - count + 1);
+  }
+
+  /**
+   * {@link #takeSeqsWhileActive(String, int, Instant)} for a caller that read the sub-agent: while
+   * it is active and its conversation still counts the {@code counted} messages the caller read
+   * ({@link SubAgent#messageCount()}), the places after them are taken by an update that goes out
+   * with the process's other writes ({@link BulkWrites#updateIfMatches}), not a {@code
+   * findAndModify} of its own. Otherwise (a message came meanwhile, the sub-agent stopped) as that
+   * method does.
+   *
+   * @return the first of them, {@code counted + 1} unless a message came; empty when the sub-agent
+   *     is no longer active
+   */
+  public OptionalLong takeSeqsWhileActive(String subAgentId, int count, long counted, Instant now) {
+    boolean taken =
+        writes.updateIfMatches(
+            subAgentId,
+            Filters.and(
+                Filters.eq("status", SubAgentStatus.active.name()),
+                Filters.eq(MESSAGE_COUNT, counted)),
+            Updates.combine(
+                Updates.inc(MESSAGE_COUNT, count), Updates.set(SubAgent.UNLOOKED_SINCE, now)),
+            Collections.SUB_AGENTS);
+    return taken ? OptionalLong.of(counted + 1) : takeSeqsWhileActive(subAgentId, count, now);
   }
 
   /**

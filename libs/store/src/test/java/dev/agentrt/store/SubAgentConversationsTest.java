@@ -127,24 +127,24 @@ class SubAgentConversationsTest {
   }
 
   @Test
-  void aPlaceTakenWithTheCountReadIsTheNextUnlessAMessageCameOrTheSubAgentStopped() {
+  void placesTakenWithTheCountReadAreTheNextUnlessAMessageCameOrTheSubAgentStopped() {
     SubAgent subAgent = storedSubAgent();
     conversations.appendIfAbsent(subAgent, message(Ids.fresh(), "first"), Instant.EPOCH);
     long counted = mongo.findById(subAgent.id(), SubAgent.class).messageCount();
 
-    assertThat(conversations.takeSeqWhileActive(subAgent.id(), counted, Instant.EPOCH))
+    assertThat(conversations.takeSeqsWhileActive(subAgent.id(), 1, counted, Instant.EPOCH))
         .hasValue(counted + 1);
     conversations.appendIfAbsent(subAgent, message(Ids.fresh(), "meanwhile"), Instant.EPOCH);
-    assertThat(conversations.takeSeqWhileActive(subAgent.id(), counted + 1, Instant.EPOCH))
+    assertThat(conversations.takeSeqsWhileActive(subAgent.id(), 2, counted + 1, Instant.EPOCH))
         .as("after the message that came since the count was read")
         .hasValue(counted + 3);
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(subAgent.id())),
         new Update().set("status", SubAgentStatus.cancelled),
         SubAgent.class);
-    assertThat(conversations.takeSeqWhileActive(subAgent.id(), counted + 3, Instant.EPOCH))
+    assertThat(conversations.takeSeqsWhileActive(subAgent.id(), 1, counted + 4, Instant.EPOCH))
         .isEmpty();
-    assertThat(mongo.findById(subAgent.id(), SubAgent.class).messageCount()).isEqualTo(counted + 3);
+    assertThat(mongo.findById(subAgent.id(), SubAgent.class).messageCount()).isEqualTo(counted + 4);
   }
 
   @Test

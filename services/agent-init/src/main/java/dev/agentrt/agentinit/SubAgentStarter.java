@@ -188,7 +188,8 @@ class SubAgentStarter {
    */
   private Optional<SubAgentMessage> appendWhileActive(
       SubAgent subAgent, NewMessage systemPrompt, NewMessage instruction, Instant now) {
-    OptionalLong first = conversations.takeSeqsWhileActive(subAgent.id(), 2, now);
+    OptionalLong first =
+        conversations.takeSeqsWhileActive(subAgent.id(), 2, subAgent.messageCount(), now);
     if (first.isEmpty()) {
       return Optional.empty();
     }

@@ -130,7 +130,7 @@ class OutcomeRecorder {
       boolean delegated) {
     Instant now = clock.instant();
     OptionalLong seq =
-        conversations.takeSeqWhileActive(subAgent.id(), subAgent.messageCount(), now);
+        conversations.takeSeqsWhileActive(subAgent.id(), 1, subAgent.messageCount(), now);
     if (seq.isEmpty()) {
       return Optional.empty();
     }
