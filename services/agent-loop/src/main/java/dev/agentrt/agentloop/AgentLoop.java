@@ -131,8 +131,9 @@ class AgentLoop {
    * looks at the conversation as it ends the turn ({@link #endTurn}); and had the sub-agent been
    * read, nothing would have come of it: a live turn is left to its worker, and the take of one
    * whose lease passed is refused while this instance holds it ({@link Leases#take}), until the
-   * heartbeat finds the hold lost and forgets it. Under load a tool's result nearly always comes
-   * while the turn that asked for it is still held here, or the next one already is.
+   * heartbeat finds the hold lost and forgets it. So a message that comes while the turn before it
+   * is still held here, or the next one already is, costs no read (in the benchmark's instant tool
+   * loop, about one wake in eight).
    */
   void wake(String subAgentId) {
     if (turns.holds(subAgentId)) {
