@@ -58,6 +58,7 @@ class ChatEventStreamIT {
     awaitRunFinished(chatId);
 
     try (EventStream second = EventStream.open(orchestrator, chatId, received.getLast().id())) {
+      assertThat(second.status()).as(second::describe).isEqualTo(200);
       long last = ledger(chatId).getLast().getLong("seq");
       await()
           .atMost(RUN_TIMEOUT)

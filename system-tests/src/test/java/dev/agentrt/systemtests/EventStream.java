@@ -31,6 +31,7 @@ final class EventStream implements AutoCloseable {
   private final List<String> comments = new ArrayList<>();
   private final int status;
   private boolean endedByServer;
+  private @Nullable Exception readFailed;
 
   private EventStream(HttpResponse<InputStream> response) {
     this.status = response.statusCode();
@@ -72,9 +73,17 @@ final class EventStream implements AutoCloseable {
     return events.isEmpty() ? 0 : events.getLast().id();
   }
 
-  /** What the stream got so far, for a failure's message: whether it ended, and its events. */
+  /**
+   * What the stream got so far, for a failure's message: its HTTP status, whether it ended (or its
+   * reading failed, and why), and its events.
+   */
   synchronized String describe() {
-    return (endedByServer ? "ended by the server" : "open")
+    return "HTTP "
+        + status
+        + ", "
+        + (endedByServer
+            ? "ended by the server"
+            : readFailed != null ? "read failed: " + readFailed : "open")
         + ", events "
         + events.stream().map(e -> e.id() + ":" + e.type()).toList();
   }
@@ -112,8 +121,10 @@ final class EventStream implements AutoCloseable {
       synchronized (this) {
         endedByServer = true;
       }
-    } catch (IOException closed) {
-      // the test dropped the connection
+    } catch (IOException | RuntimeException e) {
+      synchronized (this) {
+        readFailed = e; // the test dropped the connection, or what came could not be read
+      }
     }
   }
 
