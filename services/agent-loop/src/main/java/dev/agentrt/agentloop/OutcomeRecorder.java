@@ -44,6 +44,7 @@ import java.util.function.Predicate;
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.data.mongodb.core.FindAndModifyOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.convert.MongoConverter;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -646,8 +647,9 @@ class OutcomeRecorder {
   }
 
   /**
-   * Moves the task and records the event in its outbox in the same write; then publishes whatever
-   * its outbox holds (this event, or one a crash left behind).
+   * Moves the task and records the event in its outbox in the same write, which returns the task as
+   * it left it; then publishes whatever its outbox holds (this event, or one a crash left behind,
+   * read again when the task had moved before).
    */
   private void moveTask(
       SubAgent subAgent, TaskStatus from, TaskStatus to, Update changes, Event event) {
@@ -678,15 +680,19 @@ class OutcomeRecorder {
     if (to == TaskStatus.success || to == TaskStatus.failed) {
       changes.set("endedAt", now);
     }
-    mongo.updateFirst(
-        Query.query(Criteria.where("_id").is(subAgent.taskId()).and("status").is(from)),
-        changes
-            .set("status", to)
-            .set("updatedAt", now)
-            .push("outbox")
-            .each(events.stream().map(this::entry).toArray()),
-        Task.class);
-    Task task = mongo.findById(subAgent.taskId(), Task.class);
+    Task task =
+        mongo.findAndModify(
+            Query.query(Criteria.where("_id").is(subAgent.taskId()).and("status").is(from)),
+            changes
+                .set("status", to)
+                .set("updatedAt", now)
+                .push("outbox")
+                .each(events.stream().map(this::entry).toArray()),
+            FindAndModifyOptions.options().returnNew(true),
+            Task.class);
+    if (task == null) {
+      task = mongo.findById(subAgent.taskId(), Task.class); // moved before: its outbox may wait
+    }
     if (task != null) {
       outbox.publish(Collections.TASKS, task.id(), task.outbox());
     }

@@ -334,13 +334,9 @@ class AgentLoopTest {
     model.replies("Kafka is a distributed log.");
     List<String> atTheTaskWrite = new java.util.concurrent.CopyOnWriteArrayList<>();
     GATE.before(
-        "update tasks",
-        update ->
-            update
-                .getArray("updates")
-                .get(0)
-                .asDocument()
-                .getDocument("u")
+        "findAndModify tasks",
+        move ->
+            move.getDocument("update")
                 .getDocument("$push", new org.bson.BsonDocument())
                 .containsKey("outbox"),
         () -> atTheTaskWrite.addAll(ledgerTypes()));
@@ -990,7 +986,8 @@ class AgentLoopTest {
   /**
    * A task that started no child task has no turns in its run but its own: the run's tokens are its
    * conversation's, so its turns write them without reading them back (an update in a bulk write,
-   * not a findAndModify). The budget counts them from the conversation: {@link
+   * not a findAndModify; the one findAndModify of the task is the run's end). The budget counts
+   * them from the conversation: {@link
    * #aRunWarnsAtNinetyPercentOfItsTokensAndFailsWhenTheyAreUsedUp}.
    */
   @Test
@@ -1006,9 +1003,14 @@ class AgentLoopTest {
 
     await().until(() -> task().status() == TaskStatus.success);
     assertThat(runTokens()).as("two turns of 10 + 10 tokens").isEqualTo(40);
-    assertThat(COMMANDS.from(Thread::isVirtual))
-        .doesNotContain("findAndModify " + Collections.TASKS)
-        .contains("update " + Collections.TASKS);
+    List<String> turns = COMMANDS.from(Thread::isVirtual);
+    assertThat(turns)
+        .contains("update " + Collections.TASKS)
+        .doesNotContain("find " + Collections.TASKS);
+    assertThat(turns)
+        .as("the run's end moves the task and gets it back, to publish its outbox, in one command")
+        .filteredOn(("findAndModify " + Collections.TASKS)::equals)
+        .hasSize(1);
   }
 
   @Test
