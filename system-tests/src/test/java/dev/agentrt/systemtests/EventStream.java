@@ -75,7 +75,8 @@ final class EventStream implements AutoCloseable {
 
   /**
    * What the stream got so far, for a failure's message: its HTTP status, whether it ended (or its
-   * reading failed, and why), and its events.
+   * reading failed, and why), its comments (the server's greeting and heartbeats: whether the
+   * server's follower lives) and its events.
    */
   synchronized String describe() {
     return "HTTP "
@@ -84,6 +85,8 @@ final class EventStream implements AutoCloseable {
         + (endedByServer
             ? "ended by the server"
             : readFailed != null ? "read failed: " + readFailed : "open")
+        + ", comments "
+        + comments
         + ", events "
         + events.stream().map(e -> e.id() + ":" + e.type()).toList();
   }
