@@ -51,9 +51,9 @@ import org.springframework.data.mongodb.core.query.UpdateDefinition;
  * <p>A conditional update ({@link #updateIfMatches}) learns whether its condition held, as a {@code
  * findAndModify} would tell, without one round trip of its own: it also stamps its document with a
  * token of its own ({@link #WRITTEN_BY}). When every update of a bulk write matched, all of them
- * did; otherwise one {@code find} of the conditional ones' documents tells by their tokens which.
- * Two conditional updates of one document never share a bulk write, so a token read back is the
- * last one written.
+ * did, and when none did, none; otherwise one {@code find} of the conditional ones' documents tells
+ * by their tokens which. Two conditional updates of one document never share a bulk write, so a
+ * token read back is the last one written.
  */
 public final class BulkWrites implements AutoCloseable {
 
@@ -351,8 +351,8 @@ public final class BulkWrites implements AutoCloseable {
 
   /**
    * Says of each write made whether it matched: all did when the bulk write matched as many
-   * documents as it held updates; else the conditional ones are told apart by their tokens, read
-   * back with one find.
+   * documents as it held updates, none when it matched none; else the conditional ones are told
+   * apart by their tokens, read back with one find.
    */
   private void resolveConditions(
       String collection,
@@ -366,6 +366,10 @@ public final class BulkWrites implements AutoCloseable {
     List<Integer> unknown = made.stream().filter(i -> batch.get(i).conditional()).toList();
     made.forEach(i -> outcomes[i] = Written.MATCHED); // an unconditional one: nobody asks
     if (matched == updates || unknown.isEmpty()) {
+      return;
+    }
+    if (matched == 0) { // a lone update that missed, say
+      unknown.forEach(i -> outcomes[i] = Written.UNMATCHED);
       return;
     }
     Map<Object, String> tokens = new HashMap<>();
