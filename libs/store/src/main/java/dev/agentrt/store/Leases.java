@@ -295,6 +295,20 @@ public final class Leases {
   }
 
   /**
+   * Ends a hold that {@link #done} forgot, with {@code update}, if the document also matches {@code
+   * unchanged} (it is as the worker left it), and says whether it did: the end for a worker that
+   * needs the document back only when something changed meanwhile. The write goes out with the
+   * process's others ({@link BulkWrites#updateIfMatches}) when this has them. When it says false
+   * the hold stands (or was lost), and the worker ends it with {@link #done}'s query.
+   */
+  public boolean endIfUnchanged(String id, Criteria unchanged, Update update) {
+    Query end = Query.query(heldHere(List.of(id)).andOperator(unchanged));
+    return writes == null
+        ? mongo.updateFirst(end, update, collection).getMatchedCount() > 0
+        : writes.updateIfMatches(id, end, update, collection);
+  }
+
+  /**
    * Stops renewing a hold without a write: its lease expires and a sweep takes the work up again
    * then. The backoff of work that failed.
    */

@@ -310,6 +310,40 @@ class LeasesTest {
     assertThat(other.take(letGo, new Criteria(), new Update())).isTrue();
   }
 
+  /**
+   * The end of a hold that asks whether the document is as the worker left it, through the bulk
+   * writer and without: it ends only a hold of this instance whose document still matches.
+   */
+  @Test
+  void anEndIfUnchangedEndsOnlyAnUnchangedHoldOfThisInstance() {
+    try (BulkWrites writes = new BulkWrites(mongo)) {
+      for (Leases me :
+          List.of(leases(LONG), new Leases(mongo, writes, Work.class, "lease", LONG, null))) {
+        String unchanged = work();
+        String changed = work();
+        String elsewhere = work();
+        me.take(unchanged, new Criteria(), new Update());
+        me.take(changed, new Criteria(), new Update());
+        leases(LONG).take(elsewhere, new Criteria(), new Update());
+        mongo.updateFirst(
+            Query.query(Criteria.where("_id").is(changed)),
+            new Update().set("status", "stopped"),
+            Work.class);
+        Criteria active = Criteria.where("status").is("active");
+        me.done(unchanged);
+        me.done(changed);
+
+        assertThat(me.endIfUnchanged(unchanged, active, new Update().unset("lease"))).isTrue();
+        assertThat(me.endIfUnchanged(changed, active, new Update().unset("lease"))).isFalse();
+        assertThat(me.endIfUnchanged(elsewhere, active, new Update().unset("lease"))).isFalse();
+        assertThat(mongo.findById(unchanged, Document.class, "lease_tests"))
+            .doesNotContainKey("lease");
+        assertThat(mongo.findById(changed, Document.class, "lease_tests")).containsKey("lease");
+        assertThat(mongo.findById(elsewhere, Document.class, "lease_tests")).containsKey("lease");
+      }
+    }
+  }
+
   @Test
   void takeOrInsertRecordsNewWorkOnceAndTakesItAgainOnlyWhenFree() {
     Leases first = leases(LONG);

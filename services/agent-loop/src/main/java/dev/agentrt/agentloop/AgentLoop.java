@@ -648,9 +648,16 @@ class AgentLoop {
    * Ends the turn whose answer is stored and carried out, with the query {@link Leases#done} gave.
    * A message that arrived during the turn (a follow-up while the model thought, a fast tool's
    * result while the outcome was applied) found the turn taken: it is looked at now, from the
-   * sub-agent as the write that ended the turn returned it.
+   * sub-agent as the write that ended the turn returned it. When none came (the conversation still
+   * ends with the answer) the turn ends in the process's bulk write, which returns nothing.
    */
   private void endTurn(Query end, SubAgentMessage answer) {
+    if (turns.endIfUnchanged(
+        answer.subAgentId(),
+        Criteria.where("messageCount").is(answer.seq()),
+        new Update().unset("turn"))) {
+      return;
+    }
     // By collection name, as Leases writes: mapped against SubAgent, the lease's path costs
     // Spring Data a thrown and caught exception.
     Document ended =

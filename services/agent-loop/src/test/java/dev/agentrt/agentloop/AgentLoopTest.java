@@ -586,6 +586,38 @@ class AgentLoopTest {
     assertThat(model.requests()).hasSize(2);
   }
 
+  /**
+   * A message that comes as the turn ends, its own wake finding the turn still taken, is looked at
+   * by the end: the end in the bulk write matches only a conversation that still ends with the
+   * answer; otherwise the end reads the sub-agent back and wakes it.
+   */
+  @Test
+  void aMessageThatComesAsTheTurnEndsIsLookedAtByTheEnd() {
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .replies("Kafka is a log.");
+    GATE.before(
+        "update " + Collections.SUB_AGENTS,
+        update ->
+            update.getArray("updates").stream()
+                .anyMatch(
+                    u ->
+                        u.asDocument()
+                            .getDocument("u")
+                            .getDocument("$unset", new org.bson.BsonDocument())
+                            .containsKey("turn")),
+        () -> {
+          append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+          loop.wake(subAgent.id()); // the result's event: the turn is still taken
+        });
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(GATE.opened()).isTrue();
+    assertThat(model.requests()).hasSize(2);
+  }
+
   @Test
   void aWakeUpAfterTheAnswerIsStoredCallsTheModelNoMore() {
     model.replies("Done.");
@@ -977,9 +1009,12 @@ class AgentLoopTest {
         .filteredOn(("find " + Collections.SUB_AGENTS)::equals)
         .hasSize(1);
     assertThat(loops)
-        .as("no message came during the turn: the answer's place is taken in a bulk write")
-        .filteredOn(("findAndModify " + Collections.SUB_AGENTS)::equals)
-        .containsExactly("findAndModify " + Collections.SUB_AGENTS); // the end of the turn
+        .as(
+            "no message came during the turn: the answer's place is taken, and the turn ended, in"
+                + " bulk writes")
+        .doesNotContain("findAndModify " + Collections.SUB_AGENTS)
+        .contains("update " + Collections.SUB_AGENTS);
+    assertThat(subAgent().turn()).isNull();
     assertThat(toolCalls()).hasSize(1);
   }
 
