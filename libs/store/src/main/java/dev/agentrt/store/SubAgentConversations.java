@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import org.bson.Document;
+import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.domain.Sort;
@@ -96,6 +97,20 @@ public class SubAgentConversations {
   }
 
   /**
+   * {@link #append(SubAgentIds, NewMessage, Instant)} for a caller that expects the conversation to
+   * count {@code expected} messages: while it does, the place after them is taken by an update that
+   * goes out with the process's other writes ({@link BulkWrites#updateIfMatches}), not a {@code
+   * findAndModify} of its own; otherwise (another message came first) as that method does.
+   */
+  public SubAgentMessage append(
+      SubAgentIds subAgent, NewMessage message, long expected, Instant now) {
+    if (!takeCounted(subAgent.subAgentId(), Filters.eq(MESSAGE_COUNT, expected), 1, now)) {
+      return append(subAgent, message, now);
+    }
+    return insertAt(subAgent, expected + 1, message, now).message();
+  }
+
+  /**
    * Appends the message unless one with its id is already there, saying which happened. Of two
    * concurrent appends of the same message exactly one reports {@code inserted}.
    *
@@ -156,15 +171,27 @@ public class SubAgentConversations {
    */
   public OptionalLong takeSeqsWhileActive(String subAgentId, int count, long counted, Instant now) {
     boolean taken =
-        writes.updateIfMatches(
+        takeCounted(
             subAgentId,
             Filters.and(
                 Filters.eq("status", SubAgentStatus.active.name()),
                 Filters.eq(MESSAGE_COUNT, counted)),
-            Updates.combine(
-                Updates.inc(MESSAGE_COUNT, count), Updates.set(SubAgent.UNLOOKED_SINCE, now)),
-            Collections.SUB_AGENTS);
+            count,
+            now);
     return taken ? OptionalLong.of(counted + 1) : takeSeqsWhileActive(subAgentId, count, now);
+  }
+
+  /**
+   * Takes the next {@code count} places if the sub-agent matches {@code condition} (which names the
+   * count the caller expects), as {@link #takeSeqs} takes places, in the bulk write.
+   */
+  private boolean takeCounted(String subAgentId, Bson condition, int count, Instant now) {
+    return writes.updateIfMatches(
+        subAgentId,
+        condition,
+        Updates.combine(
+            Updates.inc(MESSAGE_COUNT, count), Updates.set(SubAgent.UNLOOKED_SINCE, now)),
+        Collections.SUB_AGENTS);
   }
 
   /**

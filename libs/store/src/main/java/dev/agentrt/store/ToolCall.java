@@ -20,6 +20,12 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  * @param lease the hold of the tool-runner looking after the call ({@link Leases}): taken with the
  *     claim, renewed while the tool runs, kept after the outcome is recorded and unset once the
  *     tool message is appended; so a finished call that still has one may not be answered yet
+ * @param resultAfter how many messages its conversation is expected to count when the call's result
+ *     comes: the place of the answer that asked for it, plus the messages of its calls that were
+ *     not run, plus the calls before it in that answer. A guess that spares the tool message a
+ *     round trip when right (nothing else came, the calls before it were answered first: {@link
+ *     SubAgentConversations#append(SubAgentIds, SubAgentConversations.NewMessage, long, Instant)});
+ *     null on calls stored before the field existed
  */
 @Document(Collections.SUB_AGENT_TOOL_CALLS)
 public record ToolCall(
@@ -39,7 +45,8 @@ public record ToolCall(
     @Nullable Lease lease,
     Instant createdAt,
     Instant updatedAt,
-    List<OutboxEntry> outbox) {
+    List<OutboxEntry> outbox,
+    @Nullable Long resultAfter) {
 
   @PersistenceCreator
   public ToolCall {}
@@ -68,10 +75,11 @@ public record ToolCall(
         lease,
         createdAt,
         at,
-        outbox);
+        outbox,
+        resultAfter);
   }
 
-  /** A call whose step is not known. */
+  /** A call whose step, and so its result's place, is not known. */
   public ToolCall(
       String id,
       String subAgentId,
@@ -106,7 +114,8 @@ public record ToolCall(
         lease,
         createdAt,
         updatedAt,
-        outbox);
+        outbox,
+        null);
   }
 
   /** The field of {@link #lease}. */

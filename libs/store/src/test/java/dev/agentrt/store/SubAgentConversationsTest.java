@@ -147,6 +147,44 @@ class SubAgentConversationsTest {
     assertThat(mongo.findById(subAgent.id(), SubAgent.class).messageCount()).isEqualTo(counted + 4);
   }
 
+  /**
+   * A message appended expecting a count goes right after it while the conversation still counts
+   * it, else after what came meanwhile; of any sub-agent, as a tool result is (a stopped one too),
+   * and once by its id.
+   */
+  @Test
+  void aMessageAppendedExpectingACountGoesAfterItUnlessAnotherCameFirst() {
+    SubAgent subAgent = storedSubAgent();
+    conversations.appendIfAbsent(subAgent, message(Ids.fresh(), "answer"), Instant.EPOCH);
+    long expected = mongo.findById(subAgent.id(), SubAgent.class).messageCount();
+    SubAgentIds ids = SubAgentIds.of(subAgent);
+
+    NewMessage first = message(Ids.fresh(), "first result");
+    assertThat(conversations.append(ids, first, expected, Instant.EPOCH).seq())
+        .isEqualTo(expected + 1);
+    assertThat(
+            conversations
+                .append(ids, message(Ids.fresh(), "second result"), expected, Instant.EPOCH)
+                .seq())
+        .as("the first came before it")
+        .isEqualTo(expected + 2);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new Update().set("status", SubAgentStatus.cancelled),
+        SubAgent.class);
+    assertThat(
+            conversations
+                .append(ids, message(Ids.fresh(), "third result"), expected + 2, Instant.EPOCH)
+                .seq())
+        .isEqualTo(expected + 3);
+    assertThat(conversations.append(ids, first, expected + 3, Instant.EPOCH).seq())
+        .as("appended before: the stored one")
+        .isEqualTo(expected + 1);
+    assertThat(conversations.messages(subAgent.id()))
+        .extracting(SubAgentMessage::content)
+        .containsExactly("answer", "first result", "second result", "third result");
+  }
+
   @Test
   void appendingToASubAgentThatIsNotStoredFails() {
     SubAgent missing =

@@ -217,11 +217,15 @@ class OutcomeRecorder {
       return;
     }
     List<RequestedToolCall> run = toRun(calls);
-    insertOnce(
-        run.stream()
-            .filter(call -> !Delegations.isDelegation(call))
-            .map(call -> toolCall(subAgent, answer.id(), call, now))
-            .toList());
+    // Their results are expected after the answer and the messages of the calls not run, in order.
+    long resultsAfter = answer.seq() + calls.size() - run.size();
+    List<ToolCall> toolCalls = new ArrayList<>(run.size());
+    for (int i = 0; i < run.size(); i++) {
+      if (!Delegations.isDelegation(run.get(i))) {
+        toolCalls.add(toolCall(subAgent, answer, run.get(i), resultsAfter + i, now));
+      }
+    }
+    insertOnce(toolCalls);
     for (RequestedToolCall call : calls.subList(run.size(), calls.size())) {
       conversations.append(
           subAgent,
@@ -612,15 +616,23 @@ class OutcomeRecorder {
     }
   }
 
+  /**
+   * The call as recorded; {@code resultAfter} the conversation's count its result expects ({@link
+   * ToolCall#resultAfter}).
+   */
   private static ToolCall toolCall(
-      SubAgent subAgent, String stepId, RequestedToolCall call, Instant now) {
+      SubAgent subAgent,
+      SubAgentMessage answer,
+      RequestedToolCall call,
+      long resultAfter,
+      Instant now) {
     return new ToolCall(
-        toolCallId(stepId, call),
+        toolCallId(answer.id(), call),
         subAgent.id(),
         subAgent.taskId(),
         subAgent.chatId(),
         subAgent.agent(),
-        stepId,
+        answer.id(),
         call.id(),
         call.name(),
         call.arguments(),
@@ -631,7 +643,8 @@ class OutcomeRecorder {
         null,
         now,
         now,
-        List.of());
+        List.of(),
+        resultAfter);
   }
 
   private void move(SubAgent subAgent, SubAgentStatus from, SubAgentStatus to) {

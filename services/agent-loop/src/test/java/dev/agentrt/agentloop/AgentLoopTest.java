@@ -370,10 +370,14 @@ class AgentLoopTest {
                         "findAndModify " + Collections.SUB_AGENTS,
                         "find " + Collections.SUB_AGENT_MESSAGES)
                     .doesNotContain("find " + Collections.SUB_AGENTS));
+    long answer = lastAnswer().seq();
     assertThat(toolCalls())
-        .as("the first %d run", PROPERTIES.maxToolCallsPerTurn())
-        .extracting(ToolCall::modelCallId)
-        .containsExactlyInAnyOrder("call_0", "call_1", "call_2");
+        .as(
+            "the first %d run, their results expected after the two messages of those not run",
+            PROPERTIES.maxToolCallsPerTurn())
+        .extracting(ToolCall::modelCallId, ToolCall::resultAfter)
+        .containsExactlyInAnyOrder(
+            tuple("call_0", answer + 2), tuple("call_1", answer + 3), tuple("call_2", answer + 4));
     assertThat(conversations.messages(subAgent.id()))
         .filteredOn(m -> m.role().equals(SubAgentMessage.TOOL))
         .extracting(SubAgentMessage::toolCallId)
@@ -1015,7 +1019,10 @@ class AgentLoopTest {
         .doesNotContain("findAndModify " + Collections.SUB_AGENTS)
         .contains("update " + Collections.SUB_AGENTS);
     assertThat(subAgent().turn()).isNull();
-    assertThat(toolCalls()).hasSize(1);
+    assertThat(toolCalls())
+        .as("its result is expected right after the answer")
+        .extracting(ToolCall::resultAfter)
+        .containsExactly(lastAnswer().seq());
   }
 
   /**

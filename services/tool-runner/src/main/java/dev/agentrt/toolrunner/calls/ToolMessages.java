@@ -55,7 +55,8 @@ class ToolMessages {
   /**
    * Appends and publishes the tool message of the call as given (just recorded, or just taken back
    * by the sweeper), if it is finished and not yet answered. The call carries its sub-agent's ids,
-   * so neither it nor the sub-agent is read again.
+   * so neither it nor the sub-agent is read again, and the place its result expects ({@link
+   * ToolCall#resultAfter}), taken in the bulk write while no other message came first.
    */
   void answer(ToolCall call) {
     if (!ToolCalls.finished(call) || call.lease() == null) {
@@ -67,17 +68,18 @@ class ToolMessages {
     String messageId = messageId(call.id());
     SubAgentMessageAdded added =
         SubAgentConversations.added(subAgent, messageId, SubAgentMessage.TOOL, now);
+    NewMessage toolMessage =
+        new NewMessage(
+            messageId,
+            SubAgentMessage.TOOL,
+            call.status() == ToolCallStatus.success ? call.result() : call.error(),
+            List.of(),
+            call.modelCallId(),
+            List.of(OutboxEntry.of(added, codec)));
     SubAgentMessage message =
-        conversations.append(
-            subAgent,
-            new NewMessage(
-                messageId,
-                SubAgentMessage.TOOL,
-                call.status() == ToolCallStatus.success ? call.result() : call.error(),
-                List.of(),
-                call.modelCallId(),
-                List.of(OutboxEntry.of(added, codec))),
-            now);
+        call.resultAfter() == null
+            ? conversations.append(subAgent, toolMessage, now)
+            : conversations.append(subAgent, toolMessage, call.resultAfter(), now);
     outbox.publishOrLeaveToRelay(Collections.SUB_AGENT_MESSAGES, message.id(), message.outbox());
     calls.answered(call.id());
   }

@@ -1,6 +1,7 @@
 package dev.agentrt.toolrunner.calls;
 
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.call;
+import static dev.agentrt.toolrunner.calls.ToolCallFixtures.expecting;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.finished;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.namingAgent;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.now;
@@ -329,6 +330,36 @@ class ToolCallRunnerTest {
         .as("the call names its agent: the sub-agent is not read")
         .doesNotContain("find " + Collections.SUB_AGENTS);
     assertThat(theToolMessageOf(call).content()).isEqualTo(ScriptedTool.RESULT);
+  }
+
+  /**
+   * A call that knows the count its result expects ({@link ToolCall#resultAfter}) takes the place
+   * after it in the bulk write, with no findAndModify of the sub-agent; when another result came
+   * first, its result takes the next place all the same.
+   */
+  @Test
+  void aResultTakesThePlaceItsCallExpectsUnlessAnotherCameFirst() {
+    SubAgent subAgent = stored(subAgent());
+    long answered = subAgent.messageCount();
+    ToolCall first =
+        stored(expecting(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"), answered));
+    ToolCall second =
+        stored(expecting(pending(subAgent, "search_docs", "{\"query\":\"redis\"}"), answered));
+
+    runner.onRequested(requested(first));
+    awaitAnswered(first);
+    assertThat(theToolMessageOf(first).seq()).isEqualTo(answered + 1);
+    assertThat(COMMANDS.from(Thread::isVirtual))
+        .doesNotContain("findAndModify " + Collections.SUB_AGENTS);
+
+    runner.onRequested(requested(second));
+    awaitAnswered(second);
+    assertThat(messagesOf(subAgent))
+        .extracting(SubAgentMessage::toolCallId, SubAgentMessage::seq)
+        .containsExactly(
+            tuple(first.modelCallId(), answered + 1), tuple(second.modelCallId(), answered + 2));
+    assertThat(COMMANDS.from(Thread::isVirtual))
+        .containsOnlyOnce("findAndModify " + Collections.SUB_AGENTS);
   }
 
   @Test
