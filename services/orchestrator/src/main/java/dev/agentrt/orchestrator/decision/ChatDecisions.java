@@ -5,6 +5,7 @@ import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.Updates;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
@@ -59,6 +60,7 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
   private static final String TRIED = "decisionTried";
 
   private final MongoTemplate mongo;
+  private final BulkWrites writes;
   private final Orchestrator orchestrator;
   private final Consumer<Publication> publish;
   private final ExecutorService deciders;
@@ -67,6 +69,7 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
 
   ChatDecisions(
       MongoTemplate mongo,
+      BulkWrites writes,
       Orchestrator orchestrator,
       Consumer<Publication> publish,
       ExecutorService deciders,
@@ -74,10 +77,11 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
       Duration sweepGrace) {
     this.sweepGrace = sweepGrace;
     this.mongo = mongo;
+    this.writes = writes;
     this.orchestrator = orchestrator;
     this.publish = publish;
     this.deciders = deciders;
-    this.holds = new Leases(mongo, Chat.class, "deciding", leases.duration(), null);
+    this.holds = new Leases(mongo, writes, Chat.class, "deciding", leases.duration(), null);
   }
 
   /**
@@ -118,19 +122,21 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
    * Decides the chat's oldest message awaiting a decision, lets go of the chat, then offers it
    * again if another message awaits: the next of several, or one stored while the chat was held,
    * whose event found it held. One message per hold: asking for the next before letting go would
-   * cost a round trip for every message, and the one after letting go is needed anyway.
+   * cost a round trip for every message, and the one after letting go is needed anyway. The take,
+   * the message's mark and the end of the hold go out with the process's other writes ({@link
+   * BulkWrites}): under load, those of many chats in one command each.
    */
   private void decideAwaiting(String chatId) {
     try {
       Taken next = takeOldestAwaiting(chatId);
       if (next != null) {
         publish.accept(decide(next));
-        mongo.updateFirst(
+        writes.update(
             Query.query(Criteria.where("_id").is(next.message().id())),
             new Update().unset(ChatMessage.AWAITING_DECISION).unset(FAILED_ATTEMPTS).unset(TRIED),
-            ChatMessage.class);
+            Collections.CHAT_MESSAGES);
       }
-      mongo.updateFirst(holds.done(chatId), new Update().unset("deciding"), Chat.class);
+      writes.update(holds.done(chatId), new Update().unset("deciding"), Collections.CHATS);
     } catch (RuntimeException e) {
       if (Thread.currentThread().isInterrupted()) {
         return; // stopping (close() lets go of the chat), or the hold was lost

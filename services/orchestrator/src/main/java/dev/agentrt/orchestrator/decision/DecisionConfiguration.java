@@ -32,12 +32,14 @@ class DecisionConfiguration {
   @Bean
   ChatDecisions chatDecisions(
       MongoTemplate mongo,
+      BulkWrites writes,
       Orchestrator orchestrator,
       Outbox outbox,
       LeaseProperties leases,
       @Value("${agentrt.orchestrator.sweep-grace:10s}") Duration sweepGrace) {
     return new ChatDecisions(
         mongo,
+        writes,
         orchestrator,
         written ->
             outbox.publishOrLeaveToRelay(

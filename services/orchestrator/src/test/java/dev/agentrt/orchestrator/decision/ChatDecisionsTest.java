@@ -59,6 +59,7 @@ class ChatDecisionsTest {
 
   private static InMemoryMongo mongoServer;
   private static MongoTemplate mongo;
+  private static BulkWrites writes;
 
   private final List<Publication> published = new CopyOnWriteArrayList<>();
   private final List<String> decided = new CopyOnWriteArrayList<>();
@@ -73,10 +74,12 @@ class ChatDecisionsTest {
   static void startMongo() {
     mongoServer = InMemoryMongo.start();
     mongo = mongoServer.template();
+    writes = new BulkWrites(mongo);
   }
 
   @AfterAll
   static void stopMongo() {
+    writes.close();
     mongoServer.close();
   }
 
@@ -179,7 +182,13 @@ class ChatDecisionsTest {
                 List.of()));
     ChatDecisions withGrace =
         new ChatDecisions(
-            mongo, orchestrator(), published::add, threads.executor(), LEASES, Duration.ofHours(1));
+            mongo,
+            writes,
+            orchestrator(),
+            published::add,
+            threads.executor(),
+            LEASES,
+            Duration.ofHours(1));
 
     withGrace.sweep();
 
@@ -359,7 +368,7 @@ class ChatDecisionsTest {
 
   private ChatDecisions decisions(Orchestrator orchestrator) {
     return new ChatDecisions(
-        mongo, orchestrator, published::add, threads.executor(), LEASES, Duration.ZERO);
+        mongo, writes, orchestrator, published::add, threads.executor(), LEASES, Duration.ZERO);
   }
 
   /**
