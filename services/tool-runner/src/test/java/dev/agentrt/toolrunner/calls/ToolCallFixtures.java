@@ -91,32 +91,6 @@ final class ToolCallFixtures {
         call.outbox());
   }
 
-  /**
-   * The call expecting its result after {@code resultAfter} messages ({@link
-   * ToolCall#resultAfter}).
-   */
-  static ToolCall expecting(ToolCall call, long resultAfter) {
-    return new ToolCall(
-        call.id(),
-        call.subAgentId(),
-        call.taskId(),
-        call.chatId(),
-        call.agent(),
-        call.stepId(),
-        call.modelCallId(),
-        call.name(),
-        call.arguments(),
-        call.status(),
-        call.result(),
-        call.error(),
-        call.latencyMs(),
-        call.lease(),
-        call.createdAt(),
-        call.updatedAt(),
-        call.outbox(),
-        resultAfter);
-  }
-
   static ToolCall finished(ToolCall call, ToolCallStatus status, String json, Instant leaseUntil) {
     return new ToolCall(
         call.id(),

@@ -1,7 +1,6 @@
 package dev.agentrt.toolrunner.calls;
 
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.call;
-import static dev.agentrt.toolrunner.calls.ToolCallFixtures.expecting;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.finished;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.namingAgent;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.now;
@@ -341,10 +340,9 @@ class ToolCallRunnerTest {
   void aResultTakesThePlaceItsCallExpectsUnlessAnotherCameFirst() {
     SubAgent subAgent = stored(subAgent());
     long answered = subAgent.messageCount();
-    ToolCall first =
-        stored(expecting(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"), answered));
-    ToolCall second =
-        stored(expecting(pending(subAgent, "search_docs", "{\"query\":\"redis\"}"), answered));
+    ToolCall first = stored(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"));
+    ToolCall second = stored(pending(subAgent, "search_docs", "{\"query\":\"redis\"}"));
+    expectResultsAfter(answered, first, second);
 
     runner.onRequested(requested(first));
     awaitAnswered(first);
@@ -822,6 +820,16 @@ class ToolCallRunnerTest {
   }
 
   // --- helpers
+
+  /** Records on the stored calls the count their results are expected after, as the loop does. */
+  private static void expectResultsAfter(long resultAfter, ToolCall... calls) {
+    for (ToolCall call : calls) {
+      mongo.updateFirst(
+          Query.query(Criteria.where("_id").is(call.id())),
+          new Update().set("resultAfter", resultAfter),
+          ToolCall.class);
+    }
+  }
 
   private static <T> T stored(T document) {
     return mongo.insert(document);
