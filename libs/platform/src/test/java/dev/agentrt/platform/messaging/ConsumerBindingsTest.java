@@ -28,10 +28,15 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -130,6 +135,8 @@ class ConsumerBindingsTest {
                 "--spring.cloud.stream.bindings.chatMessages-in-0.destination="
                     + Topics.CHAT_MESSAGES,
                 "--spring.cloud.stream.bindings.cancellations-in-0.destination=" + Topics.TASKS,
+                "--spring.cloud.stream.kafka.binder.consumer-properties.interceptor.classes="
+                    + CommitCounter.class.getName(),
                 // fewer and shorter retries than the shared 8 attempts from 200 ms
                 "--spring.cloud.stream.bindings.chatMessages-in-0.consumer.max-attempts=3",
                 "--spring.cloud.stream.bindings.chatMessages-in-0.consumer.back-off-initial-interval=10",
@@ -235,6 +242,80 @@ class ConsumerBindingsTest {
         .as("in the order sent: the completion dropped unread, the record that is no event kept")
         .containsExactly(taskId + ": none", taskId + ": dev.agentrt.TaskCancelled");
     assertThat(text(deadLetter(taskId), KafkaHeaders.DLT_ORIGINAL_TOPIC)).isEqualTo(Topics.TASKS);
+  }
+
+  /**
+   * Twenty records of one chat, each sent once the one before it was handled, so each comes in a
+   * poll of its own: their offsets are committed once per second of the run ({@code ack-mode:
+   * time}), not after each poll, which would be twenty commits unless the run took longer than
+   * twenty seconds. The last one is committed as well, though nothing comes after it.
+   */
+  @Test
+  void handledRecordsAreCommittedOnceASecondNotAfterEveryPoll() throws Exception {
+    String chatId = "chat-" + UUID.randomUUID();
+    int records = 20;
+    RecordMetadata last = null;
+    long started = System.nanoTime();
+    int committedBefore = 0;
+    for (int i = 0; i < records; i++) {
+      last = send(chatId, event(chatId));
+      if (i == 0) {
+        committedBefore = CommitCounter.commitsOf(last.topic(), last.partition());
+      }
+      int handled = i + 1;
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> HANDLED.stream().filter(chatId::equals).count() == handled);
+    }
+    long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+    int commits = CommitCounter.commitsOf(last.topic(), last.partition()) - committedBefore;
+
+    assertThat(commits).as("commits in %d s", seconds).isLessThanOrEqualTo((int) seconds + 2);
+    TopicPartition partition = new TopicPartition(last.topic(), last.partition());
+    long end = last.offset() + 1;
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.getBrokersAsString()))) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                OffsetAndMetadata committed =
+                    admin
+                        .listConsumerGroupOffsets(GROUP)
+                        .partitionsToOffsetAndMetadata()
+                        .get()
+                        .get(partition);
+                return committed != null && committed.offset() >= end;
+              });
+    }
+  }
+
+  /** Counts the commits that include each partition, in every consumer of the test's bindings. */
+  public static class CommitCounter implements ConsumerInterceptor<Object, Object> {
+
+    private static final Map<TopicPartition, AtomicInteger> COMMITS = new ConcurrentHashMap<>();
+
+    static int commitsOf(String topic, int partition) {
+      AtomicInteger commits = COMMITS.get(new TopicPartition(topic, partition));
+      return commits == null ? 0 : commits.get();
+    }
+
+    @Override
+    public ConsumerRecords<Object, Object> onConsume(ConsumerRecords<Object, Object> records) {
+      return records;
+    }
+
+    @Override
+    public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+      offsets
+          .keySet()
+          .forEach(p -> COMMITS.computeIfAbsent(p, k -> new AtomicInteger()).incrementAndGet());
+    }
+
+    @Override
+    public void close() {}
+
+    @Override
+    public void configure(Map<String, ?> configs) {}
   }
 
   private static ProducerRecord<String, byte[]> record(Event event) {
