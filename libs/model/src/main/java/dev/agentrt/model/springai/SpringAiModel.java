@@ -138,6 +138,7 @@ public final class SpringAiModel implements ModelPort {
                     .timeout(definition.timeout())
                     .maxRetries(0)
                     .build())
+            .httpClientBuilderCustomizer(client -> client.interceptor(new NoDelaySockets()))
             .build();
     return new SpringAiModel(
         "anthropic model " + chatModel.getOptions().getModel(),
