@@ -13,8 +13,8 @@ import okhttp3.internal.connection.RealConnection;
  * more than one write (OkHttp writes 8 KiB at a time: a conversation past some 16 KiB) then holds
  * its last part until the server acknowledges the first, and a server delays that acknowledgement
  * up to 40 ms. Every model call on a long conversation waited so against a local endpoint (44 ms
- * for a 20 KiB body, 0.7 ms without Nagle: bench/README.md, 27 November); over the internet it
- * costs a round trip.
+ * for a 20 KB body, 0.7 ms without Nagle: bench/README.md, 27 November); over the internet it costs
+ * a round trip.
  *
  * <p>Spring AI's clients take application interceptors only, which run before the call has its
  * connection, so the socket is set as the call returns: a new connection's first call may still

@@ -15,7 +15,6 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -78,11 +77,10 @@ class NoDelaySocketsTest {
     try (Response response = http.newCall(request).execute()) {
       response.body().string();
     }
+    http.dispatcher().executorService().shutdown();
     assertThat(used).hasSize(1);
-    return noDelay(used.getFirst());
-  }
-
-  private static boolean noDelay(@Nullable Connection connection) throws IOException {
-    return connection != null && connection.socket().getTcpNoDelay();
+    boolean noDelay = used.getFirst().socket().getTcpNoDelay();
+    http.connectionPool().evictAll();
+    return noDelay;
   }
 }
