@@ -29,8 +29,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -98,6 +100,26 @@ class AgentLoop {
   private final TurnRequests turnRequests;
   private final Clock clock = Clock.systemUTC();
 
+  /**
+   * The turns running on this instance's workers, from the take until the end is written, each with
+   * the wakes that came for its sub-agent meanwhile and read nothing ({@link #wake}).
+   */
+  private final ConcurrentHashMap<String, Wakes> turnsRunning = new ConcurrentHashMap<>();
+
+  /** How many wakes came for a running turn's sub-agent; counted in {@link #turnsRunning}. */
+  private static final class Wakes {
+    private final AtomicInteger count = new AtomicInteger();
+
+    Wakes add() {
+      count.incrementAndGet();
+      return this;
+    }
+
+    int count() {
+      return count.get();
+    }
+  }
+
   AgentLoop(
       MongoTemplate mongo,
       SubAgentConversations conversations,
@@ -127,16 +149,17 @@ class AgentLoop {
   }
 
   /**
-   * Wakes the sub-agent by its id: reads it, unless this instance holds its turn. Then its worker
-   * looks at the conversation as it ends the turn ({@link #endTurn}); and had the sub-agent been
-   * read, nothing would have come of it: a live turn is left to its worker, and the take of one
-   * whose lease passed is refused while this instance holds it ({@link Leases#take}), until the
-   * heartbeat finds the hold lost and forgets it. So a message that comes while the turn before it
-   * is still held here, or the next one already is, costs no read (in the benchmark's instant tool
-   * loop, about one wake in eight).
+   * Wakes the sub-agent by its id: reads it, unless this instance holds its turn or its worker is
+   * still ending it. Then the worker looks at the conversation as it ends the turn ({@link
+   * #endTurn}), told that a message came; and had the sub-agent been read, nothing would have come
+   * of it: a live turn is left to its worker, and the take of one whose lease passed is refused
+   * while this instance holds it ({@link Leases#take}), until the heartbeat finds the hold lost and
+   * forgets it. So a message that comes while the turn before it still runs here, the usual case
+   * for a fast tool's result, costs no read.
    */
   void wake(String subAgentId) {
-    if (turns.holds(subAgentId)) {
+    if (turnsRunning.computeIfPresent(subAgentId, (id, wakes) -> wakes.add()) != null
+        || turns.holds(subAgentId)) {
       return;
     }
     SubAgent subAgent = mongo.findById(subAgentId, SubAgent.class);
@@ -347,11 +370,26 @@ class AgentLoop {
     return found == null ? null : found.limits();
   }
 
+  /** The turn, on its worker, registered in {@link #turnsRunning} while it runs. */
+  private void runTurn(
+      SubAgent subAgent,
+      AgentDefinition agent,
+      ConversationState conversation,
+      RunLimits.Effective run) {
+    Wakes wakes = new Wakes();
+    turnsRunning.put(subAgent.id(), wakes);
+    try {
+      runTurn(subAgent, agent, conversation, run, wakes);
+    } finally {
+      turnsRunning.remove(subAgent.id(), wakes);
+    }
+  }
+
   /**
-   * The turn, on its worker: asks the model, then stores and carries out its answer, with what the
-   * turn was given ({@link TurnRequests.Turn#input()}). Interrupted while it waits for the model
-   * (cancelled, taken by another instance, or the service stopping), it stores nothing, records no
-   * error and lets go of the turn.
+   * The turn: asks the model, then stores and carries out its answer, with what the turn was given
+   * ({@link TurnRequests.Turn#input()}). Interrupted while it waits for the model (cancelled, taken
+   * by another instance, or the service stopping), it stores nothing, records no error and lets go
+   * of the turn.
    *
    * <p>The turn is a step of the ledger ({@code step_start} … {@code step_end}); its {@code stepId}
    * is the id its answer gets, derived from the sub-agent and the newest message it answers, so a
@@ -361,7 +399,8 @@ class AgentLoop {
       SubAgent subAgent,
       AgentDefinition agent,
       ConversationState conversation,
-      RunLimits.Effective run) {
+      RunLimits.Effective run,
+      Wakes wakes) {
     String id = subAgent.id();
     long seq = conversation.lastSeq();
     int step = conversation.stepsThisRun() + 1;
@@ -432,7 +471,7 @@ class AgentLoop {
       if (withinBudget(subAgent, conversation, run, stored.get())) {
         settle(subAgent, agent, conversation, answer, problems);
       }
-      endTurn(end, answer);
+      endTurn(end, answer, wakes);
     } catch (RuntimeException e) {
       Thread.interrupted(); // not to fail the write that lets go of the turn as well
       log.error("turn {} of sub-agent {} failed; the next sweep finishes it", seq, id, e);
@@ -637,7 +676,7 @@ class AgentLoop {
     try {
       recorder.recordCalls(subAgent, answer);
       settle(subAgent, agent, conversation, answer, schemaProblems(agent, answer));
-      endTurn(end, answer);
+      endTurn(end, answer, null);
     } catch (RuntimeException e) {
       turns.release(id);
       throw e;
@@ -648,26 +687,34 @@ class AgentLoop {
    * Ends the turn whose answer is stored and carried out, with the query {@link Leases#done} gave.
    * A message that arrived during the turn (a follow-up while the model thought, a fast tool's
    * result while the outcome was applied) found the turn taken: it is looked at now, from the
-   * sub-agent as the write that ended the turn returned it. When none came (the conversation still
-   * ends with the answer) the turn ends in the process's bulk write, which returns nothing.
+   * sub-agent as the write that ended the turn returned it. When none came (no wake came for it
+   * here, and the conversation still ends with the answer) the turn ends in the process's bulk
+   * write, which returns nothing. A wake that came while the end was written read nothing either:
+   * the sub-agent is woken again, read after the end.
+   *
+   * @param wakes the wakes that came during the turn, from {@link #turnsRunning}; null for a turn
+   *     this worker finishes for another
    */
-  private void endTurn(Query end, SubAgentMessage answer) {
-    if (turns.endIfUnchanged(
-        answer.subAgentId(),
-        Criteria.where("messageCount").is(answer.seq()),
-        new Update().unset("turn"))) {
-      return;
+  private void endTurn(Query end, SubAgentMessage answer, @Nullable Wakes wakes) {
+    String id = answer.subAgentId();
+    int woken = wakes == null ? 0 : wakes.count();
+    Document ended = null;
+    if (woken > 0
+        || !turns.endIfUnchanged(
+            id, Criteria.where("messageCount").is(answer.seq()), new Update().unset("turn"))) {
+      // By collection name, as Leases writes: mapped against SubAgent, the lease's path costs
+      // Spring Data a thrown and caught exception.
+      ended =
+          mongo.findAndModify(
+              end,
+              new Update().unset("turn"),
+              FindAndModifyOptions.options().returnNew(true),
+              Document.class,
+              Collections.SUB_AGENTS);
     }
-    // By collection name, as Leases writes: mapped against SubAgent, the lease's path costs
-    // Spring Data a thrown and caught exception.
-    Document ended =
-        mongo.findAndModify(
-            end,
-            new Update().unset("turn"),
-            FindAndModifyOptions.options().returnNew(true),
-            Document.class,
-            Collections.SUB_AGENTS);
-    if (ended != null && ((Number) ended.get("messageCount")).longValue() > answer.seq()) {
+    if (wakes != null && turnsRunning.remove(id, wakes) && wakes.count() > woken) {
+      wake(id);
+    } else if (ended != null && ((Number) ended.get("messageCount")).longValue() > answer.seq()) {
       wake(mongo.getConverter().read(SubAgent.class, ended));
     }
   }

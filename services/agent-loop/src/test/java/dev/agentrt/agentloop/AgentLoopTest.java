@@ -622,6 +622,49 @@ class AgentLoopTest {
     assertThat(model.requests()).hasSize(2);
   }
 
+  /**
+   * A fast tool's result comes while its turn is still being carried out (here as the turn records
+   * the call): its wake reads nothing, and the turn's end, told that a message came, is one
+   * findAndModify that returns the sub-agent to take the next turn with; no end in the bulk write
+   * that would miss, no read of the sub-agent.
+   */
+  @Test
+  void aResultThatComesDuringItsTurnIsTakenUpByTheTurnsEndWithoutReadingTheSubAgent()
+      throws Exception {
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .callsTools(new ModelToolCall("call_2", "search_docs", "{\"query\":\"logs\"}"));
+    GATE.before(
+        "insert " + Collections.SUB_AGENT_TOOL_CALLS,
+        () -> {
+          COMMANDS.clear();
+          // The tool-runner's write, on a thread of its own (left out of the counts below).
+          Thread toolRunner =
+              Thread.ofPlatform()
+                  .start(() -> append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1"));
+          try {
+            toolRunner.join();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          loop.wake(subAgent.id()); // the result's event
+        });
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> toolCalls().size() == 2 && subAgent().turn() == null);
+    assertThat(GATE.opened()).isTrue();
+    assertThat(model.requests()).hasSize(2);
+    List<String> loops = COMMANDS.from(Thread::isVirtual);
+    assertThat(loops)
+        .as("the wake, and the next turn taken from the end's findAndModify, read no sub-agent")
+        .doesNotContain("find " + Collections.SUB_AGENTS);
+    assertThat(loops)
+        .as("the first turn's end")
+        .filteredOn(("findAndModify " + Collections.SUB_AGENTS)::equals)
+        .hasSize(1);
+  }
+
   @Test
   void aWakeUpAfterTheAnswerIsStoredCallsTheModelNoMore() {
     model.replies("Done.");
