@@ -305,4 +305,12 @@ public class SubAgentConversations {
         Query.query(Criteria.where("subAgentId").is(subAgentId)).with(Sort.by("seq")),
         SubAgentMessage.class);
   }
+
+  /** The messages of the conversation after position {@code seq}, in order. */
+  public List<SubAgentMessage> messagesAfter(String subAgentId, long seq) {
+    return mongo.find(
+        Query.query(Criteria.where("subAgentId").is(subAgentId).and("seq").gt(seq))
+            .with(Sort.by("seq")),
+        SubAgentMessage.class);
+  }
 }

@@ -98,6 +98,7 @@ class AgentLoop {
   private final ObservationRegistry observations;
   private final ToolDefinitions tools;
   private final TurnRequests turnRequests;
+  private final KnownConversations known;
   private final Clock clock = Clock.systemUTC();
 
   /**
@@ -146,6 +147,7 @@ class AgentLoop {
     this.ledger = ledger;
     this.tools = new ToolDefinitions(mongo);
     this.turnRequests = new TurnRequests(agents, tools, config);
+    this.known = new KnownConversations(conversations);
   }
 
   /**
@@ -155,11 +157,16 @@ class AgentLoop {
    * of it: a live turn is left to its worker, and the take of one whose lease passed is refused
    * while this instance holds it ({@link Leases#take}), until the heartbeat finds the hold lost and
    * forgets it. So a message that comes while the turn before it still runs here, the usual case
-   * for a fast tool's result, costs no read.
+   * for a fast tool's result, costs no read. A message that comes after a turn of this instance
+   * ended with tool calls is looked at from what that turn knew ({@link #wakeAsKnown}).
    */
   void wake(String subAgentId) {
     if (turnsRunning.computeIfPresent(subAgentId, (id, wakes) -> wakes.add()) != null
         || turns.holds(subAgentId)) {
+      return;
+    }
+    KnownConversations.Known what = known.take(subAgentId);
+    if (what != null && wakeAsKnown(what)) {
       return;
     }
     SubAgent subAgent = mongo.findById(subAgentId, SubAgent.class);
@@ -176,7 +183,7 @@ class AgentLoop {
     if (heldByALiveWorker(subAgent)) {
       return; // its worker looks at the conversation again as it ends the turn (endTurn)
     }
-    ConversationState conversation = new ConversationState(conversations.messages(subAgent.id()));
+    ConversationState conversation = known.of(subAgent);
     AgentDefinition agent = agents.get(subAgent.agent());
     Optional<SubAgentMessage> abandoned = abandonedAnswer(subAgent, conversation);
     if (abandoned.isPresent()) {
@@ -208,22 +215,71 @@ class AgentLoop {
       recorder.warnOfRepeats(subAgent, conversation, run.repeats());
       return; // the warning's event wakes the loop for the next turn
     }
-    if (takeTurn(subAgent, conversation.lastSeq(), LimitReached.deadline(conversation, run))) {
+    if (takeTurn(subAgent, conversation, run, Criteria.where("status").is(SubAgentStatus.active))) {
       if (conversation.hadApprovals()) {
         recorder.resumeAfterApprovals(subAgent);
       }
-      turns.run(
-          subAgent.id(),
-          workers,
-          () ->
-              GenAi.invokeAgent(
-                      observations,
-                      subAgent.agent(),
-                      subAgent.chatId(),
-                      subAgent.taskId(),
-                      subAgent.id())
-                  .observe(() -> runTurn(subAgent, agent, conversation, run)));
+      startTurn(subAgent, agent, conversation, run);
     }
+  }
+
+  /**
+   * Wakes the sub-agent from what a turn of this instance knew of it, reading only the messages
+   * after that turn's answer. Results while calls are still pending call for nothing (as the
+   * sub-agent read would say too, whatever its status); results that call for a model turn have it
+   * taken while the sub-agent is still active, free, and has just these messages. Anything else (a
+   * gap, a message from elsewhere, a limit reached, a take that misses) is left to the wake that
+   * reads the sub-agent: false.
+   */
+  private boolean wakeAsKnown(KnownConversations.Known what) {
+    Optional<ConversationState> read = what.with(known.newer(what));
+    if (read.isEmpty()) {
+      return false;
+    }
+    ConversationState conversation = read.get();
+    if (conversation.awaitsMoreResults()) {
+      known.keep(new KnownConversations.Known(what.subAgent(), conversation.messages()));
+      return true;
+    }
+    if (!conversation.awaitsModelTurn() || conversation.hadApprovals()) {
+      return false;
+    }
+    SubAgent subAgent = what.counting(conversation);
+    AgentDefinition agent = agents.get(subAgent.agent());
+    RunLimits.Effective run = limitsOf(subAgent, agent);
+    if (LimitReached.check(conversation, run, clock.instant()).isPresent()
+        || conversation.repeatedCalls() == run.repeats()
+        || !takeTurn(
+            subAgent,
+            conversation,
+            run,
+            Criteria.where("status")
+                .is(SubAgentStatus.active)
+                .and("messageCount")
+                .is(conversation.lastSeq()))) {
+      return false;
+    }
+    startTurn(subAgent, agent, conversation, run);
+    return true;
+  }
+
+  /** Runs the turn just taken on a worker of its own, in an observation of the agent's. */
+  private void startTurn(
+      SubAgent subAgent,
+      AgentDefinition agent,
+      ConversationState conversation,
+      RunLimits.Effective run) {
+    turns.run(
+        subAgent.id(),
+        workers,
+        () ->
+            GenAi.invokeAgent(
+                    observations,
+                    subAgent.agent(),
+                    subAgent.chatId(),
+                    subAgent.taskId(),
+                    subAgent.id())
+                .observe(() -> runTurn(subAgent, agent, conversation, run)));
   }
 
   /**
@@ -470,6 +526,9 @@ class AgentLoop {
       recordStepEnd(subAgent, step, turn, modelName, reply, answer, latencyMs, problems);
       if (withinBudget(subAgent, conversation, run, stored.get())) {
         settle(subAgent, agent, conversation, answer, problems);
+        if (TurnOutcome.of(answer) instanceof TurnOutcome.ToolCalls) {
+          known.keep(subAgent, conversation, answer); // for the wakes of their results
+        }
       }
       endTurn(end, answer, wakes);
     } catch (RuntimeException e) {
@@ -621,16 +680,20 @@ class AgentLoop {
   }
 
   /**
-   * Takes the turn unless another worker holds it, recording the messages it answers and when the
-   * run must end (for {@link #overdueRuns}) in the same write, which also marks the conversation
-   * looked at: a message that comes during the turn is looked at as the turn ends ({@link
-   * #endTurn}).
+   * Takes the turn unless another worker holds it or the sub-agent no longer matches {@code as},
+   * recording the messages it answers and when the run must end (for {@link #overdueRuns}) in the
+   * same write, which also marks the conversation looked at: a message that comes during the turn
+   * is looked at as the turn ends ({@link #endTurn}).
    */
-  private boolean takeTurn(SubAgent subAgent, long seq, Instant deadline) {
+  private boolean takeTurn(
+      SubAgent subAgent, ConversationState conversation, RunLimits.Effective run, Criteria as) {
     return turns.take(
         subAgent.id(),
-        Criteria.where("status").is(SubAgentStatus.active),
-        new Update().set("turn.seq", seq).set("deadline", deadline).unset(SubAgent.UNLOOKED_SINCE));
+        as,
+        new Update()
+            .set("turn.seq", conversation.lastSeq())
+            .set("deadline", LimitReached.deadline(conversation, run))
+            .unset(SubAgent.UNLOOKED_SINCE));
   }
 
   /** Whether a worker holds the sub-agent's turn and its lease has not passed. */

@@ -55,6 +55,15 @@ record ConversationState(List<SubAgentMessage> messages) {
         .anyMatch(Delegations::isDelegation);
   }
 
+  /**
+   * The last message is a tool's result and calls of the last answer still have none: nothing to do
+   * until they do.
+   */
+  boolean awaitsMoreResults() {
+    return last().filter(m -> SubAgentMessage.TOOL.equals(m.role())).isPresent()
+        && !pendingToolCalls().isEmpty();
+  }
+
   /** A call of the last answer still waits for a person's approval (it has no result yet). */
   boolean awaitsApproval() {
     return pendingToolCalls().stream().anyMatch(RequestedToolCall::gated);

@@ -665,6 +665,85 @@ class AgentLoopTest {
         .hasSize(1);
   }
 
+  /**
+   * A result that comes after the turn that asked for it ended here is looked at from what that
+   * turn knew: the sub-agent is not read, only the messages after the answer are, and the next turn
+   * is taken while the sub-agent still has just those messages.
+   */
+  @Test
+  void aResultAfterItsTurnEndedHereIsLookedAtWithoutReadingTheSubAgentOrTheWholeConversation()
+      throws Exception {
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .replies("Kafka is a log.");
+    loop.wake(subAgent.id());
+    await().until(() -> subAgent().turn() == null && !toolCalls().isEmpty());
+    appendElsewhere(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+    Thread test = Thread.currentThread();
+    COMMANDS.clear();
+    GATE.before(
+        "find " + Collections.SUB_AGENT_MESSAGES,
+        find -> find.getDocument("filter").containsKey("seq"),
+        () -> {});
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests().get(1).messages())
+        .extracting("role")
+        .containsExactly("system", "user", "assistant", "tool");
+    List<String> loops = COMMANDS.from(t -> t == test || t.isVirtual());
+    assertThat(loops).doesNotContain("find " + Collections.SUB_AGENTS);
+    assertThat(loops).filteredOn(("find " + Collections.SUB_AGENT_MESSAGES)::equals).hasSize(1);
+    assertThat(GATE.opened()).as("the messages after the answer only").isTrue();
+  }
+
+  /** What a turn knew is not trusted: a sub-agent cancelled since takes no turn from it. */
+  @Test
+  void aResultForASubAgentCancelledSinceItsTurnEndedTakesNoTurn() {
+    model.callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"));
+    loop.wake(subAgent.id());
+    await().until(() -> subAgent().turn() == null && !toolCalls().isEmpty());
+    moveSubAgentTo(SubAgentStatus.cancelled);
+    append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+
+    loop.wake(subAgent.id());
+
+    assertThat(subAgent().turn()).isNull();
+    assertThat(model.requests()).hasSize(1);
+  }
+
+  /**
+   * Of two calls' results, the first calls for nothing (the other is pending), the second for the
+   * next turn: neither wake reads the sub-agent, the first takes nothing.
+   */
+  @Test
+  void resultsOfParallelCallsAreLookedAtFromWhatTheTurnKnew() throws Exception {
+    model
+        .callsTools(
+            new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"),
+            new ModelToolCall("call_2", "search_docs", "{\"query\":\"MongoDB\"}"))
+        .replies("Both.");
+    loop.wake(subAgent.id());
+    await().until(() -> subAgent().turn() == null && toolCalls().size() == 2);
+    Thread test = Thread.currentThread();
+    appendElsewhere(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+    COMMANDS.clear();
+
+    loop.wake(subAgent.id());
+
+    assertThat(COMMANDS.from(t -> t == test || t.isVirtual()))
+        .containsExactly("find " + Collections.SUB_AGENT_MESSAGES);
+    appendElsewhere(SubAgentMessage.TOOL, "{\"results\":[]}", "call_2");
+    loop.wake(subAgent.id());
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests().get(1).messages())
+        .extracting("role")
+        .containsExactly("system", "user", "assistant", "tool", "tool");
+    assertThat(COMMANDS.from(t -> t == test || t.isVirtual()))
+        .doesNotContain("find " + Collections.SUB_AGENTS);
+  }
+
   @Test
   void aWakeUpAfterTheAnswerIsStoredCallsTheModelNoMore() {
     model.replies("Done.");
@@ -1495,6 +1574,14 @@ class AgentLoopTest {
 
   private Chat chat() {
     return mongo.findById(subAgent.chatId(), Chat.class);
+  }
+
+  /**
+   * {@link #append} on a thread of its own, as another service would: its commands are not ours.
+   */
+  private void appendElsewhere(String role, String content, String toolCallId)
+      throws InterruptedException {
+    Thread.ofPlatform().start(() -> append(role, content, toolCallId)).join();
   }
 
   private void append(String role, String content, String toolCallId) {

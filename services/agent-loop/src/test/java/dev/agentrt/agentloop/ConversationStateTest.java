@@ -39,9 +39,11 @@ class ConversationStateTest {
 
     assertThat(state.pendingToolCalls()).extracting(RequestedToolCall::id).containsExactly("c2");
     assertThat(state.awaitsModelTurn()).isFalse();
+    assertThat(state.awaitsMoreResults()).isTrue();
 
     result("c2");
     assertThat(new ConversationState(messages).awaitsModelTurn()).isTrue();
+    assertThat(new ConversationState(messages).awaitsMoreResults()).isFalse();
   }
 
   @Test

@@ -1,0 +1,137 @@
+package dev.agentrt.agentloop;
+
+import dev.agentrt.store.SubAgent;
+import dev.agentrt.store.SubAgentConversations;
+import dev.agentrt.store.SubAgentMessage;
+import dev.agentrt.store.SubAgentStatus;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What this instance knows of the sub-agents whose turn it ended with tool calls: the sub-agent as
+ * the turn read it and its conversation up to the answer. Their results wake the loop next, and
+ * then only the messages after the answer are read; a result's wake need not read the sub-agent at
+ * all ({@link AgentLoop#wake(String)}). Nothing here is trusted: messages are used only when they
+ * and the ones read after them are the conversation without a gap, and a turn taken from what is
+ * known here is taken only while the sub-agent is still active, free, and has just those messages.
+ *
+ * <p>Each entry is used once; at most {@link #MAX} are kept, the oldest dropped first (a sub-agent
+ * cancelled while its tools ran is never woken again). A conversation's messages never change once
+ * stored, but for their outboxes, which the loop does not read.
+ */
+final class KnownConversations {
+
+  /** The most sub-agents known at once. */
+  static final int MAX = 1_000;
+
+  /** A sub-agent as a turn of this instance left it: active, no turn, and its messages. */
+  record Known(SubAgent subAgent, List<SubAgentMessage> messages) {
+
+    long lastSeq() {
+      return messages.isEmpty() ? 0 : messages.getLast().seq();
+    }
+
+    /**
+     * The conversation with {@code newer} after what is known, if they follow on without a gap:
+     * else whether a message is missing, or only not stored yet, is not known from them.
+     */
+    Optional<ConversationState> with(List<SubAgentMessage> newer) {
+      long next = lastSeq() + 1;
+      for (SubAgentMessage message : newer) {
+        if (message.seq() != next++) {
+          return Optional.empty();
+        }
+      }
+      List<SubAgentMessage> all = new ArrayList<>(messages.size() + newer.size());
+      all.addAll(messages);
+      all.addAll(newer);
+      return Optional.of(new ConversationState(all));
+    }
+
+    /** The sub-agent as known, with the messages of {@code conversation}. */
+    SubAgent counting(ConversationState conversation) {
+      SubAgent s = subAgent;
+      return new SubAgent(
+          s.id(),
+          s.taskId(),
+          s.chatId(),
+          s.agent(),
+          SubAgentStatus.active,
+          conversation.lastSeq(),
+          null,
+          s.createdAt(),
+          s.updatedAt(),
+          s.deadline(),
+          s.settings());
+    }
+  }
+
+  private final SubAgentConversations conversations;
+  private final Map<String, Known> known =
+      Collections.synchronizedMap(
+          new LinkedHashMap<>() {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Known> eldest) {
+              return size() > MAX;
+            }
+          });
+
+  KnownConversations(SubAgentConversations conversations) {
+    this.conversations = conversations;
+  }
+
+  /**
+   * Keeps what a turn of the sub-agent ended with: its conversation, without a gap, then the
+   * answer; kept only if the answer follows on.
+   */
+  void keep(SubAgent subAgent, ConversationState conversation, SubAgentMessage answer) {
+    if (answer.seq() != conversation.lastSeq() + 1
+        || conversation.messages().size() != conversation.lastSeq()) {
+      return;
+    }
+    List<SubAgentMessage> messages = new ArrayList<>(conversation.messages());
+    messages.add(answer);
+    known.put(subAgent.id(), new Known(subAgent, List.copyOf(messages)));
+  }
+
+  /** What is known of the sub-agent, forgotten here: each entry is used once. */
+  @Nullable Known take(String subAgentId) {
+    return known.remove(subAgentId);
+  }
+
+  /** Puts back what a wake used and left as it was, with the messages it read since. */
+  void keep(Known again) {
+    known.put(again.subAgent().id(), again);
+  }
+
+  /** The messages after what is known of the sub-agent: one read of what is new. */
+  List<SubAgentMessage> newer(Known what) {
+    return conversations.messagesAfter(what.subAgent().id(), what.lastSeq());
+  }
+
+  /**
+   * The sub-agent's conversation, as read just now: from what is known and the messages after it
+   * when together they are its {@code messageCount} messages, else read whole.
+   */
+  ConversationState of(SubAgent subAgent) {
+    Known what = take(subAgent.id());
+    if (what != null && what.lastSeq() <= subAgent.messageCount()) {
+      Optional<ConversationState> conversation = what.with(newer(what));
+      if (conversation.isPresent()
+          && conversation.get().lastSeq() == subAgent.messageCount()
+          && conversation.get().messages().size() == subAgent.messageCount()) {
+        return conversation.get();
+      }
+    }
+    return new ConversationState(conversations.messages(subAgent.id()));
+  }
+
+  int size() {
+    return known.size();
+  }
+}
