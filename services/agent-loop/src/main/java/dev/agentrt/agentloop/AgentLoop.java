@@ -102,8 +102,8 @@ class AgentLoop {
   private final Clock clock = Clock.systemUTC();
 
   /**
-   * The turns running on this instance's workers, from the take until the end is written, each with
-   * the wakes that came for its sub-agent meanwhile and read nothing ({@link #wake}).
+   * The turns running on this instance's workers, from the worker's start until the end is written,
+   * each with the wakes that came for its sub-agent meanwhile and read nothing ({@link #wake}).
    */
   private final ConcurrentHashMap<String, Wakes> turnsRunning = new ConcurrentHashMap<>();
 

@@ -20,9 +20,10 @@ import org.jspecify.annotations.Nullable;
  * and the ones read after them are the conversation without a gap, and a turn taken from what is
  * known here is taken only while the sub-agent is still active, free, and has just those messages.
  *
- * <p>Each entry is used once; at most {@link #MAX} are kept, the oldest dropped first (a sub-agent
- * cancelled while its tools ran is never woken again). A conversation's messages never change once
- * stored, but for their outboxes, which the loop does not read.
+ * <p>A wake takes the entry it uses (one whose results call for nothing yet puts it back, with what
+ * it read); at most {@link #MAX} are kept, the oldest dropped first (a sub-agent cancelled while
+ * its tools ran is never woken again). A conversation's messages never change once stored, but for
+ * their outboxes, which the loop does not read.
  */
 final class KnownConversations {
 
@@ -121,17 +122,12 @@ final class KnownConversations {
   ConversationState of(SubAgent subAgent) {
     Known what = take(subAgent.id());
     if (what != null && what.lastSeq() <= subAgent.messageCount()) {
+      // What is known runs from 1 without a gap (keep), the newer messages follow on (with).
       Optional<ConversationState> conversation = what.with(newer(what));
-      if (conversation.isPresent()
-          && conversation.get().lastSeq() == subAgent.messageCount()
-          && conversation.get().messages().size() == subAgent.messageCount()) {
+      if (conversation.isPresent() && conversation.get().lastSeq() == subAgent.messageCount()) {
         return conversation.get();
       }
     }
     return new ConversationState(conversations.messages(subAgent.id()));
-  }
-
-  int size() {
-    return known.size();
   }
 }
