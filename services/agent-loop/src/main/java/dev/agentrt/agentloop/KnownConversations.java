@@ -97,10 +97,13 @@ final class KnownConversations {
     }
     List<SubAgentMessage> messages = new ArrayList<>(conversation.messages());
     messages.add(answer);
-    known.put(subAgent.id(), new Known(subAgent, List.copyOf(messages)));
+    known.put(subAgent.id(), new Known(subAgent, messages));
   }
 
-  /** What is known of the sub-agent, forgotten here: each entry is used once. */
+  /**
+   * What is known of the sub-agent, forgotten here until a wake puts it back ({@link
+   * #keep(Known)}).
+   */
   @Nullable Known take(String subAgentId) {
     return known.remove(subAgentId);
   }

@@ -629,8 +629,7 @@ class AgentLoopTest {
    * that would miss, no read of the sub-agent.
    */
   @Test
-  void aResultThatComesDuringItsTurnIsTakenUpByTheTurnsEndWithoutReadingTheSubAgent()
-      throws Exception {
+  void aResultThatComesDuringItsTurnIsTakenUpByTheTurnsEndWithoutReadingTheSubAgent() {
     model
         .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
         .callsTools(new ModelToolCall("call_2", "search_docs", "{\"query\":\"logs\"}"));
@@ -638,15 +637,7 @@ class AgentLoopTest {
         "insert " + Collections.SUB_AGENT_TOOL_CALLS,
         () -> {
           COMMANDS.clear();
-          // The tool-runner's write, on a thread of its own (left out of the counts below).
-          Thread toolRunner =
-              Thread.ofPlatform()
-                  .start(() -> append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1"));
-          try {
-            toolRunner.join();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
+          appendElsewhere(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1"); // not counted
           loop.wake(subAgent.id()); // the result's event
         });
 
@@ -671,8 +662,7 @@ class AgentLoopTest {
    * is taken while the sub-agent still has just those messages.
    */
   @Test
-  void aResultAfterItsTurnEndedHereIsLookedAtWithoutReadingTheSubAgentOrTheWholeConversation()
-      throws Exception {
+  void aResultAfterItsTurnEndedHereIsLookedAtWithoutReadingTheSubAgentOrTheWholeConversation() {
     model
         .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
         .replies("Kafka is a log.");
@@ -718,7 +708,7 @@ class AgentLoopTest {
    * next turn: neither wake reads the sub-agent, the first takes nothing.
    */
   @Test
-  void resultsOfParallelCallsAreLookedAtFromWhatTheTurnKnew() throws Exception {
+  void resultsOfParallelCallsAreLookedAtFromWhatTheTurnKnew() {
     model
         .callsTools(
             new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"),
@@ -1579,9 +1569,13 @@ class AgentLoopTest {
   /**
    * {@link #append} on a thread of its own, as another service would: its commands are not ours.
    */
-  private void appendElsewhere(String role, String content, String toolCallId)
-      throws InterruptedException {
-    Thread.ofPlatform().start(() -> append(role, content, toolCallId)).join();
+  private void appendElsewhere(String role, String content, String toolCallId) {
+    try {
+      Thread.ofPlatform().start(() -> append(role, content, toolCallId)).join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   private void append(String role, String content, String toolCallId) {
