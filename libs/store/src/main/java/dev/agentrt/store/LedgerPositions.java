@@ -40,6 +40,9 @@ import org.springframework.data.mongodb.core.MongoTemplate;
  * (more than {@link #KEPT} takes of the same chat between the write and the read) is taken again
  * alone; the positions it took first stay unused, and a reader waits out its grace for them (see
  * the orchestrator's event stream).
+ *
+ * <p>A take may also add amounts to counters of the chat (its usage: {@link UsageCounter#counts})
+ * in the same write, rather than a write of their own to the same document.
  */
 final class LedgerPositions {
 
@@ -51,11 +54,17 @@ final class LedgerPositions {
 
   private static final Bson READ_BACK = Projections.include(RunLedger.SEQ_FIELD, TAKES_FIELD);
 
-  /** What a caller asks for: {@code count} positions in the chat's ledger. */
-  private record Request(String chatId, int count) {}
+  /**
+   * What a caller asks for: {@code count} positions in the chat's ledger, and amounts to add to the
+   * chat's counters in the same write ({@code path → amount}).
+   */
+  private record Request(String chatId, int count, Map<String, Long> counts) {}
 
-  /** A take as written: the requests of one chat in a batch, their sum under a token of its own. */
-  record Take(String chatId, int count, ObjectId token) {}
+  /**
+   * A take as written: the requests of one chat in a batch, their sum under a token of its own,
+   * with their counts summed.
+   */
+  record Take(String chatId, int count, ObjectId token, Map<String, Long> counts) {}
 
   /** Where a take landed: its first position, 0 for no such chat; or why it is not known. */
   record Taken(long first, @Nullable RuntimeException failure) {}
@@ -90,16 +99,31 @@ final class LedgerPositions {
    *     BulkWrites#TIMEOUT})
    */
   OptionalLong take(String chatId, int count) {
-    return BulkWrites.await(queue(chatId, count));
+    return take(chatId, count, Map.of());
+  }
+
+  /**
+   * {@link #take}, adding {@code counts} ({@code path → amount}) to the chat's counters in the
+   * write that takes the positions: once, when the take is made (a take made again, its first
+   * positions forgotten, adds nothing); not at all when there is no such chat or the write failed;
+   * perhaps, when it is not known whether the write was made.
+   */
+  OptionalLong take(String chatId, int count, Map<String, Long> counts) {
+    return BulkWrites.await(queue(chatId, count, counts));
   }
 
   /** Queues the take of {@link #take}; the future fails as {@link #take} throws. */
   CompletableFuture<OptionalLong> queue(String chatId, int count) {
+    return queue(chatId, count, Map.of());
+  }
+
+  /** Queues the take of {@link #take(String, int, Map)}. */
+  CompletableFuture<OptionalLong> queue(String chatId, int count, Map<String, Long> counts) {
     if (count < 1) {
       throw new IllegalArgumentException("a take is of one position at least: " + count);
     }
     return takes
-        .submit(new Request(chatId, count))
+        .submit(new Request(chatId, count, counts))
         .thenCompose(
             taken ->
                 taken.failure() != null
@@ -121,12 +145,18 @@ final class LedgerPositions {
     }
     List<Take> merged = new ArrayList<>(byChat.size());
     byChat.forEach(
-        (chatId, requests) ->
-            merged.add(
-                new Take(
-                    chatId,
-                    requests.stream().mapToInt(i -> batch.get(i).count()).sum(),
-                    new ObjectId())));
+        (chatId, requests) -> {
+          Map<String, Long> counts = new LinkedHashMap<>();
+          for (int i : requests) {
+            batch.get(i).counts().forEach((path, amount) -> counts.merge(path, amount, Long::sum));
+          }
+          merged.add(
+              new Take(
+                  chatId,
+                  requests.stream().mapToInt(i -> batch.get(i).count()).sum(),
+                  new ObjectId(),
+                  counts));
+        });
     List<Taken> landed = merged.size() == 1 ? List.of(alone(merged.getFirst())) : together(merged);
     Taken[] taken = new Taken[batch.size()];
     int chat = 0;
@@ -171,7 +201,7 @@ final class LedgerPositions {
         Document chat = read.get(take.chatId());
         taken[i] = chat == null ? new Taken(0, null) : landed(take, chat);
         if (taken[i] == null) { // forgotten: taken again, its first positions left unused
-          taken[i] = alone(new Take(take.chatId(), take.count(), new ObjectId()));
+          taken[i] = alone(new Take(take.chatId(), take.count(), new ObjectId(), Map.of()));
         }
       }
     }
@@ -197,12 +227,15 @@ final class LedgerPositions {
   }
 
   private Bson update(Take take) {
-    return Updates.combine(
-        Updates.inc(RunLedger.SEQ_FIELD, (long) take.count()),
+    List<Bson> updates = new ArrayList<>(2 + take.counts().size());
+    updates.add(Updates.inc(RunLedger.SEQ_FIELD, (long) take.count()));
+    updates.add(
         Updates.pushEach(
             TAKES_FIELD,
             List.of(new Document("t", take.token()).append("n", take.count())),
             new PushOptions().slice(-kept)));
+    take.counts().forEach((path, amount) -> updates.add(Updates.inc(path, amount)));
+    return Updates.combine(updates);
   }
 
   /**

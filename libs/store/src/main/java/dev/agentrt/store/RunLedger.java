@@ -108,7 +108,23 @@ public class RunLedger {
 
   /** Records a step of a sub-agent's run. */
   public void append(SubAgent subAgent, String key, String type, Map<String, Object> data) {
-    append(subAgent.chatId(), key, type, subAgent.taskId(), subAgent.id(), subAgent.agent(), data);
+    append(subAgent, key, type, data, Map.of());
+  }
+
+  /**
+   * Records a step of a sub-agent's run, and adds {@code counts} to the chat's counters in the
+   * write that takes its position ({@link #append(String, List, Map)}).
+   */
+  public void append(
+      SubAgent subAgent,
+      String key,
+      String type,
+      Map<String, Object> data,
+      Map<String, Long> counts) {
+    append(
+        subAgent.chatId(),
+        List.of(new Step(key, type, subAgent.taskId(), subAgent.id(), subAgent.agent(), data)),
+        counts);
   }
 
   /**
@@ -176,8 +192,19 @@ public class RunLedger {
    * time how long the position has been taken (see the orchestrator's event stream).
    */
   public void append(String chatId, List<Step> steps) {
+    append(chatId, steps, Map.of());
+  }
+
+  /**
+   * {@link #append(String, List)}, adding {@code counts} ({@code path → amount}, e.g. the usage of
+   * the turn the steps record: {@link UsageCounter#counts}) to the chat's counters in the write
+   * that takes the steps' positions, rather than in a write of their own to the same document. They
+   * are added once, whether the steps are recorded or were before; not at all for an unknown chat
+   * or a write that failed, which is logged; perhaps when the write's answer was lost.
+   */
+  public void append(String chatId, List<Step> steps, Map<String, Long> counts) {
     try {
-      OptionalLong taken = positions.take(chatId, steps.size());
+      OptionalLong taken = positions.take(chatId, steps.size(), counts);
       if (taken.isEmpty()) {
         log.warn("run events {} of unknown chat {} not recorded", keys(steps), chatId);
         return;
@@ -217,7 +244,12 @@ public class RunLedger {
       }
       skip(chatId, unused);
     } catch (RuntimeException e) {
-      log.warn("run events {} of chat {} not recorded: {}", keys(steps), chatId, e.toString());
+      log.warn(
+          "run events {} of chat {} not recorded{}: {}",
+          keys(steps),
+          chatId,
+          counts.isEmpty() ? "" : ", nor perhaps its counts " + counts,
+          e.toString());
     }
   }
 

@@ -1,6 +1,9 @@
 package dev.agentrt.store;
 
 import dev.agentrt.platform.BulkWrites;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.FindAndModifyOptions;
@@ -115,14 +118,27 @@ public class UsageCounter {
   }
 
   private static Update sums(@Nullable String model, TurnUsage tokens, int turns) {
+    Update update = new Update();
+    counts(model, tokens, turns).forEach(update::inc);
+    return update;
+  }
+
+  /**
+   * What {@link #add} adds to a document's sums, {@code path → amount}: for a write that has more
+   * to do to the same document (a chat's, with the positions of the step's run event: {@link
+   * RunLedger#append(String, List, Map)}). The same rule holds: add it exactly once per stored
+   * outcome.
+   */
+  public static Map<String, Long> counts(@Nullable String model, TurnUsage tokens, int turns) {
     String share = "usage.models." + key(model) + ".";
-    return new Update()
-        .inc("usage.promptTokens", tokens.promptTokens())
-        .inc("usage.completionTokens", tokens.completionTokens())
-        .inc("usage.turns", (long) turns)
-        .inc(share + "promptTokens", tokens.promptTokens())
-        .inc(share + "completionTokens", tokens.completionTokens())
-        .inc(share + "turns", (long) turns);
+    Map<String, Long> counts = new LinkedHashMap<>();
+    counts.put("usage.promptTokens", tokens.promptTokens());
+    counts.put("usage.completionTokens", tokens.completionTokens());
+    counts.put("usage.turns", (long) turns);
+    counts.put(share + "promptTokens", tokens.promptTokens());
+    counts.put(share + "completionTokens", tokens.completionTokens());
+    counts.put(share + "turns", (long) turns);
+    return java.util.Collections.unmodifiableMap(counts);
   }
 
   /**

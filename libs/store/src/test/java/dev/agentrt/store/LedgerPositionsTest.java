@@ -13,6 +13,7 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -24,6 +25,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.bson.types.ObjectId;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -171,13 +173,44 @@ class LedgerPositionsTest {
   }
 
   /**
+   * Counts that ride on takes are added in the takes' own write: summed per chat when takes of
+   * several chats go out together (one update, one read), and by the findAndModify of a take alone.
+   */
+  @Test
+  void countsAreAddedToTheChatInTheWriteThatTakesThePositions() throws Exception {
+    String a = chat();
+    String b = chat();
+    LedgerPositions positions = new LedgerPositions(mongo, LedgerPositions.KEPT, false);
+    CompletableFuture<OptionalLong> a1 = positions.queue(a, 1, Map.of("usage.turns", 1L));
+    CompletableFuture<OptionalLong> b1 = positions.queue(b, 1);
+    CompletableFuture<OptionalLong> a2 =
+        positions.queue(a, 2, Map.of("usage.turns", 2L, "usage.promptTokens", 40L));
+    commands.clear();
+
+    positions.start();
+
+    assertThat(a1.get(10, TimeUnit.SECONDS)).hasValue(1);
+    assertThat(b1.get(10, TimeUnit.SECONDS)).hasValue(1);
+    assertThat(a2.get(10, TimeUnit.SECONDS)).hasValue(2);
+    assertThat(commands).containsExactly("update", "find");
+    assertThat(usage(a)).isEqualTo(new Document("turns", 3L).append("promptTokens", 40L));
+    assertThat(usage(b)).isNull();
+
+    commands.clear();
+    assertThat(positions.take(b, 1, Map.of("usage.turns", 5L))).hasValue(2);
+    assertThat(commands).containsExactly("findAndModify");
+    assertThat(usage(b)).isEqualTo(new Document("turns", 5L));
+    assertThat(counter(a)).isEqualTo(3);
+  }
+
+  /**
    * Where a take landed, read from the chat: the counter less the takes made after it; nothing when
    * the chat no longer keeps it (it is then taken again).
    */
   @Test
   void aTakeLandsBeforeTheTakesMadeAfterItAndIsUnknownOnceForgotten() {
     ObjectId mine = new ObjectId();
-    LedgerPositions.Take take = new LedgerPositions.Take("c", 2, mine);
+    LedgerPositions.Take take = new LedgerPositions.Take("c", 2, mine, Map.of());
     Document chat =
         new Document(RunLedger.SEQ_FIELD, 10L)
             .append(
@@ -196,6 +229,14 @@ class LedgerPositionsTest {
 
   private static String chat() {
     return mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH)).id();
+  }
+
+  private static @Nullable Document usage(String chatId) {
+    return mongo
+        .getCollection(Collections.CHATS)
+        .find(new Document("_id", chatId))
+        .first()
+        .get("usage", Document.class);
   }
 
   private static long counter(String chatId) {

@@ -523,7 +523,7 @@ class AgentLoop {
       }
       SubAgentMessage answer = stored.get().answer();
       List<String> problems = schemaProblems(agent, answer);
-      recordStepEnd(subAgent, step, turn, modelName, reply, answer, latencyMs, problems);
+      recordStepEnd(subAgent, step, turn, modelName, reply, stored.get(), latencyMs, problems);
       if (withinBudget(subAgent, conversation, run, stored.get())) {
         settle(subAgent, agent, conversation, answer, problems);
         if (TurnOutcome.of(answer) instanceof TurnOutcome.ToolCalls) {
@@ -582,8 +582,9 @@ class AgentLoop {
   }
 
   /**
-   * Records the end of the step whose answer is stored; {@code validationOk} only for a final
-   * answer checked against the agent's output schema.
+   * Records the end of the step whose answer is stored, and adds the answer's tokens to the chat's
+   * usage in the same write of the chat when it inserted the answer; {@code validationOk} only for
+   * a final answer checked against the agent's output schema.
    */
   private void recordStepEnd(
       SubAgent subAgent,
@@ -591,9 +592,10 @@ class AgentLoop {
       int turn,
       @Nullable String modelName,
       ModelReply reply,
-      SubAgentMessage answer,
+      OutcomeRecorder.StoredAnswer stored,
       long latencyMs,
       @Nullable List<String> schemaProblems) {
+    SubAgentMessage answer = stored.answer();
     Map<String, Object> data =
         new LinkedHashMap<>(
             RunLedger.data(
@@ -618,7 +620,7 @@ class AgentLoop {
     if (schemaProblems != null) {
       data.put("validationOk", schemaProblems.isEmpty());
     }
-    ledger.append(subAgent, "step_end/" + answer.id(), RunEvent.STEP_END, data);
+    ledger.append(subAgent, "step_end/" + answer.id(), RunEvent.STEP_END, data, stored.chatUsage());
   }
 
   /**

@@ -11,7 +11,6 @@ import dev.agentrt.model.ModelReply;
 import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
-import dev.agentrt.store.Chat;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.PendingToolCalls;
@@ -37,6 +36,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -104,12 +104,13 @@ class OutcomeRecorder {
    * stored, which is another one when the turn was taken again after its lease expired and answered
    * first by the other worker: only calls a stored message asked for are ever recorded, so none
    * runs that no message asked for. The write that inserts the message adds its tokens to the sums
-   * of the task and the chat, and to its tree's run: the task's own write counts it for a task the
-   * orchestrator started (no extra round trip); a child's turn adds one write, to its root's run. A
-   * task that started no child task has no other turns in its run than its own, whose sum its
-   * conversation gives: its write reads nothing back and goes in a bulk write with others. The
-   * sub-agent's sums are its answers' ({@link dev.agentrt.store.Usage#summed}). Storing the same
-   * answer again finds it stored and counts nothing.
+   * of the task, and to its tree's run (the chat's go with the step's end: {@link
+   * StoredAnswer#chatUsage}): the task's own write counts it for a task the orchestrator started
+   * (no extra round trip); a child's turn adds one write, to its root's run. A task that started no
+   * child task has no other turns in its run than its own, whose sum its conversation gives: its
+   * write reads nothing back and goes in a bulk write with others. The sub-agent's sums are its
+   * answers' ({@link dev.agentrt.store.Usage#summed}). Storing the same answer again finds it
+   * stored and counts nothing.
    *
    * @param model the model asked (null: the default model)
    * @param input what the turn was given, kept on the answer for a replay
@@ -175,6 +176,7 @@ class OutcomeRecorder {
             now);
     recordCalls(subAgent, stored.message());
     long runTokens = 0;
+    Map<String, Long> chatUsage = Map.of();
     if (stored.inserted()) {
       String root = subAgent.settings() == null ? null : subAgent.settings().rootTaskId();
       if (root == null && !delegated) {
@@ -185,18 +187,20 @@ class OutcomeRecorder {
         usage.add(Task.class, subAgent.taskId(), model, tokens, 1);
         runTokens = usage.addToTree(root, tokens);
       }
-      usage.add(Chat.class, subAgent.chatId(), model, tokens, 1);
+      chatUsage = UsageCounter.counts(model, tokens, 1);
     }
-    return Optional.of(new StoredAnswer(stored.message(), runTokens));
+    return Optional.of(new StoredAnswer(stored.message(), runTokens, chatUsage));
   }
 
   /**
    * A stored answer and the tokens of its tree's run (see {@link Task#RUN_TOKENS}) after it: those
    * of the task's own run for a task the orchestrator started, of its root's run for a child; 0
    * when this answer was stored before (it counted then), or when the run is the task's turns alone
-   * (its conversation's sum is the run's).
+   * (its conversation's sum is the run's). With what the answer adds to its chat's usage, which the
+   * step's end adds with its run event ({@link RunLedger#append(SubAgent, String, String, Map,
+   * Map)}, the write of the chat that takes its position); nothing when it was stored before.
    */
-  record StoredAnswer(SubAgentMessage answer, long runTokens) {}
+  record StoredAnswer(SubAgentMessage answer, long runTokens, Map<String, Long> chatUsage) {}
 
   /** The id of the answer to the messages up to {@code answeredSeq}: one per turn. */
   static String answerId(String subAgentId, long answeredSeq) {

@@ -1167,8 +1167,13 @@ class AgentLoopTest {
         .hasSize(1);
   }
 
+  /**
+   * The chat's sums are added by the write that takes the step's end's position in the chat's
+   * ledger: the turn writes no other update to the chat.
+   */
   @Test
   void eachStoredTurnsTokensAreOnItsMessageAndSummedOnTheSubAgentTheTaskAndTheChat() {
+    COMMANDS.clear();
     model
         .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
         .then(
@@ -1196,6 +1201,10 @@ class AgentLoopTest {
     assertThat(sums(chat().usage())).isEqualTo(expected);
     assertThat(chat().usage().byModel()).containsOnlyKeys((String) null);
     assertThat(runTokens()).as("the run's, on its task").isEqualTo(360);
+    assertThat(COMMANDS.from(t -> true))
+        .as("the chat's sums ride on the ledger's takes of positions")
+        .doesNotContain("update " + Collections.CHATS)
+        .contains("findAndModify " + Collections.CHATS);
   }
 
   @Test
@@ -1245,7 +1254,7 @@ class AgentLoopTest {
 
     assertThat(again)
         .as("the turn's answer was stored before, and counts nothing")
-        .contains(new OutcomeRecorder.StoredAnswer(answer, 0));
+        .contains(new OutcomeRecorder.StoredAnswer(answer, 0, Map.of()));
     assertThat(model.requests()).hasSize(1);
     assertThat(toolCalls()).extracting(ToolCall::modelCallId).containsExactly("call_1");
     Usage once = new Usage(10, 10, 1, null);
