@@ -64,32 +64,44 @@ public final class Plans {
    * @return whether this call stored it
    */
   public boolean create(Plan plan) {
+    return create(plan, Map.of());
+  }
+
+  /**
+   * Stores a new plan, unless it is stored already; when this call stores it, adds {@code counts}
+   * to the chat's counters with its {@code plan_created} event ({@link RunLedger#append(String,
+   * List, Map)}).
+   *
+   * @return whether this call stored it
+   */
+  public boolean create(Plan plan, Map<String, Long> counts) {
     Stored<Plan> created = writes.insertOrFind(plan);
     Plan stored = created.document();
-    ledger.append(
-        stored.chatId(),
-        "plan_created/" + stored.id(),
-        RunEvent.PLAN_CREATED,
-        null,
-        null,
-        null,
-        RunLedger.data(
-            "planId",
-            stored.id(),
-            "nodes",
-            stored.nodes().stream()
-                .map(
-                    n ->
-                        Map.of(
-                            "id",
-                            n.id(),
-                            "agent",
-                            n.agent(),
-                            "dependsOn",
-                            n.dependsOn(),
-                            "taskId",
-                            n.taskId()))
-                .toList()));
+    RunLedger.Step event =
+        new RunLedger.Step(
+            "plan_created/" + stored.id(),
+            RunEvent.PLAN_CREATED,
+            null,
+            null,
+            null,
+            RunLedger.data(
+                "planId",
+                stored.id(),
+                "nodes",
+                stored.nodes().stream()
+                    .map(
+                        n ->
+                            Map.of(
+                                "id",
+                                n.id(),
+                                "agent",
+                                n.agent(),
+                                "dependsOn",
+                                n.dependsOn(),
+                                "taskId",
+                                n.taskId()))
+                    .toList()));
+    ledger.append(stored.chatId(), List.of(event), created.inserted() ? counts : Map.of());
     return created.inserted();
   }
 

@@ -132,6 +132,14 @@ public class RunLedger {
    * toolCallId} it asks about.
    */
   public void message(ChatMessage message) {
+    message(message, Map.of());
+  }
+
+  /**
+   * {@link #message(ChatMessage)}, adding {@code counts} to the chat's counters in the write that
+   * takes its position ({@link #append(String, List, Map)}).
+   */
+  public void message(ChatMessage message, Map<String, Long> counts) {
     Map<String, Object> data =
         new LinkedHashMap<>(
             data(
@@ -148,12 +156,15 @@ public class RunLedger {
     }
     append(
         message.chatId(),
-        messageKey(message.id()),
-        RunEvent.MESSAGE,
-        message.taskId(),
-        null,
-        null,
-        java.util.Collections.unmodifiableMap(data));
+        List.of(
+            new Step(
+                messageKey(message.id()),
+                RunEvent.MESSAGE,
+                message.taskId(),
+                null,
+                null,
+                java.util.Collections.unmodifiableMap(data))),
+        counts);
   }
 
   /**

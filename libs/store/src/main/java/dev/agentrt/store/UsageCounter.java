@@ -126,10 +126,13 @@ public class UsageCounter {
   /**
    * What {@link #add} adds to a document's sums, {@code path → amount}: for a write that has more
    * to do to the same document (a chat's, with the positions of the step's run event: {@link
-   * RunLedger#append(String, List, Map)}). The same rule holds: add it exactly once per stored
-   * outcome.
+   * RunLedger#append(String, List, Map)}); nothing for no turns. The same rule holds: add it
+   * exactly once per stored outcome.
    */
   public static Map<String, Long> counts(@Nullable String model, TurnUsage tokens, int turns) {
+    if (turns <= 0) {
+      return Map.of();
+    }
     String share = "usage.models." + key(model) + ".";
     Map<String, Long> counts = new LinkedHashMap<>();
     counts.put("usage.promptTokens", tokens.promptTokens());

@@ -33,7 +33,6 @@ class AnswerConfiguration {
       PlanProgress plans,
       Reroutes reroutes,
       Outbox outbox,
-      RunLedger ledger,
       LeaseProperties leases) {
     return new PendingAnswers(
         mongo,
@@ -42,7 +41,7 @@ class AnswerConfiguration {
             delegations.deliver(outcome, task)
                 || plans.advance(outcome)
                 || reroutes.reroute(outcome),
-        answer -> publish(answer, outbox, ledger),
+        answer -> publish(answer, outbox),
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("final-answer-", 0).factory()),
         leases);
   }
@@ -65,21 +64,19 @@ class AnswerConfiguration {
       Plans plans,
       FinalAnswers answers,
       Outbox outbox,
-      RunLedger ledger,
       MissingAnswerProperties missing,
       LeaseProperties leases) {
     return new PlanProgress(
         mongo,
         plans,
         answers,
-        answer -> publish(answer, outbox, ledger),
+        answer -> publish(answer, outbox),
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("plan-answer-", 0).factory()),
         missing.grace(),
         leases);
   }
 
-  private static void publish(ChatMessage answer, Outbox outbox, RunLedger ledger) {
-    ledger.message(answer);
+  private static void publish(ChatMessage answer, Outbox outbox) {
     outbox.publishOrLeaveToRelay(Collections.CHAT_MESSAGES, answer.id(), answer.outbox());
   }
 }

@@ -11,9 +11,9 @@ import dev.agentrt.model.ModelRetries;
 import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.BulkWrites.Stored;
 import dev.agentrt.platform.outbox.OutboxEntry;
-import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.UsageCounter;
@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -38,10 +39,11 @@ import org.springframework.stereotype.Component;
  * derives from the event, and an answer already stored is returned as it is: found among the chat's
  * latest messages, which the model's prompt reads anyway, without asking the model again (one
  * stored before more than {@code history-size} later messages is found by the insert instead, after
- * the model was asked in vain). The caller publishes its outbox. The model asked is the task's
- * ({@code Task.model}; null: the default model); the tokens of its reply are stored on the answer
- * and, by the write that inserts it, added to the chat's and the task's sums: once per answer,
- * however often the event comes.
+ * the model was asked in vain). The answer is recorded in the chat's run-event ledger; the caller
+ * publishes its outbox. The model asked is the task's ({@code Task.model}; null: the default
+ * model); the tokens of its reply are stored on the answer and, when the write inserted it, added
+ * to the task's sums and, by the ledger's write that takes the answer's position, to the chat's:
+ * once per answer, however often the event comes.
  */
 @Component
 class FinalAnswers {
@@ -66,6 +68,7 @@ class FinalAnswers {
   private final EventCodec codec;
   private final FinalizerProperties properties;
   private final UsageCounter usage;
+  private final RunLedger ledger;
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
   FinalAnswers(
@@ -74,7 +77,8 @@ class FinalAnswers {
       ModelPort model,
       EventCodec codec,
       FinalizerProperties properties,
-      UsageCounter usage) {
+      UsageCounter usage,
+      RunLedger ledger) {
     this.mongo = mongo;
     this.writes = writes;
     this.model =
@@ -87,6 +91,7 @@ class FinalAnswers {
     this.codec = codec;
     this.properties = properties;
     this.usage = usage;
+    this.ledger = ledger;
   }
 
   /** The id of the outcome's answer: derived from the event, so an event has one answer. */
@@ -142,6 +147,7 @@ class FinalAnswers {
     List<ChatMessage> latest = latest(brief.chatId());
     Optional<ChatMessage> stored = latest.stream().filter(m -> m.id().equals(id)).findFirst();
     if (stored.isPresent()) {
+      ledger.message(stored.get());
       return stored.get();
     }
     Answer answer = fromModel(brief, latest);
@@ -166,12 +172,13 @@ class FinalAnswers {
                 answer.usage(),
                 now,
                 List.of(OutboxEntry.of(added, codec))));
-    if (written.inserted() && answer.usage() != null) {
-      usage.add(Chat.class, brief.chatId(), brief.model(), answer.usage(), 1);
-      if (brief.taskId() != null) {
-        usage.add(Task.class, brief.taskId(), brief.model(), answer.usage(), 1);
-      }
+    boolean counts = written.inserted() && answer.usage() != null;
+    if (counts && brief.taskId() != null) {
+      usage.add(Task.class, brief.taskId(), brief.model(), answer.usage(), 1);
     }
+    ledger.message(
+        written.document(),
+        counts ? UsageCounter.counts(brief.model(), answer.usage(), 1) : Map.of());
     return written.document();
   }
 

@@ -1,6 +1,7 @@
 package dev.agentrt.finalizer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.agentrt.events.ChatMessageAdded;
 import dev.agentrt.events.EventCodec;
@@ -14,6 +15,8 @@ import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
+import dev.agentrt.store.RunEvent;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.TurnUsage;
@@ -75,7 +78,8 @@ class FinalAnswersTest {
             CODEC,
             new FinalizerProperties(
                 6, 3, Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(30)),
-            new UsageCounter(mongo));
+            new UsageCounter(mongo),
+            new RunLedger(mongo));
     mongo.insert(new Chat(CHAT, "test", T0));
     mongo.insert(chatMessage("m-1", ChatMessage.USER, "Hello", 1));
     mongo.insert(chatMessage("m-2", ChatMessage.ASSISTANT, "Hi! What shall I research?", 2));
@@ -263,6 +267,7 @@ class FinalAnswersTest {
     mongo.save(withModel(task, "task-model"));
     model.replies("Kafka is a distributed log.");
     TaskCompleted completed = completed("Kafka is a distributed log.");
+    COMMANDS.clear();
 
     ChatMessage answer = answers.write(TaskOutcome.of(completed));
     ChatMessage again = answers.write(TaskOutcome.of(completed));
@@ -274,6 +279,13 @@ class FinalAnswersTest {
     Usage once = new Usage(10, 10, 1, Map.of("task-model", new Usage.ModelTokens(10, 10, 1)));
     assertThat(mongo.findById(CHAT, Chat.class).usage()).isEqualTo(once);
     assertThat(mongo.findById("task-1", Task.class).usage()).isEqualTo(once);
+    assertThat(mongo.findAll(RunEvent.class))
+        .as("the answer, in the chat's ledger once")
+        .extracting(RunEvent::type, RunEvent::seq)
+        .containsExactly(tuple(RunEvent.MESSAGE, 1L));
+    assertThat(COMMANDS.from(thread -> true))
+        .as("the chat's sums ride on the ledger's take of the answer's position")
+        .doesNotContain("update " + Collections.CHATS);
   }
 
   @Test

@@ -76,7 +76,8 @@ class MissingAnswerSweepTest {
             new EventCodec(),
             new FinalizerProperties(
                 6, 1, Duration.ZERO, Duration.ofSeconds(30), Duration.ofSeconds(60)),
-            new UsageCounter(mongo));
+            new UsageCounter(mongo),
+            new RunLedger(mongo));
     pending =
         new PendingAnswers(
             mongo,

@@ -13,6 +13,7 @@ import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Lease;
 import dev.agentrt.store.LeaseProperties;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.UsageCounter;
@@ -244,7 +245,8 @@ class PendingAnswersTest {
             this::finalAnswerModel,
             new EventCodec(),
             PROPERTIES,
-            new UsageCounter(mongo));
+            new UsageCounter(mongo),
+            new RunLedger(mongo));
     return new PendingAnswers(
         mongo, answers, (outcome, task) -> false, published::add, threads.executor(), LEASES);
   }

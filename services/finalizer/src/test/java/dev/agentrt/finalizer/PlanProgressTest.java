@@ -342,7 +342,8 @@ class PlanProgressTest {
             new EventCodec(),
             new FinalizerProperties(
                 6, 1, Duration.ZERO, Duration.ofSeconds(30), Duration.ofSeconds(60)),
-            new UsageCounter(mongo));
+            new UsageCounter(mongo),
+            new RunLedger(mongo));
     return new PlanProgress(
         mongo,
         plans,

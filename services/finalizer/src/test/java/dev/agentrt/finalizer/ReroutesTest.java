@@ -229,7 +229,8 @@ class ReroutesTest {
         CODEC,
         new FinalizerProperties(
             6, 1, Duration.ZERO, Duration.ofSeconds(30), Duration.ofSeconds(60)),
-        new UsageCounter(mongo));
+        new UsageCounter(mongo),
+        new RunLedger(mongo));
   }
 
   private static Task.Routing routing(boolean fallback) {

@@ -85,7 +85,8 @@ class TaskOutcomeListenerTest {
                 new EventCodec(),
                 new FinalizerProperties(
                     6, 1, Duration.ZERO, Duration.ofSeconds(30), Duration.ofSeconds(60)),
-                new UsageCounter(mongo)),
+                new UsageCounter(mongo),
+                new RunLedger(mongo)),
             results::deliver,
             answer -> {},
             writers,

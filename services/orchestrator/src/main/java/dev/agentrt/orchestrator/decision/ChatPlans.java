@@ -14,6 +14,7 @@ import dev.agentrt.store.Task;
 import java.time.Clock;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -56,28 +57,27 @@ class ChatPlans {
    * A crash in between is finished by the message's next handling ({@link #started}) or by the
    * finalizer's plan sweep.
    *
-   * @return whether this call stored the plan
+   * @param tokens what the decision adds to the chat's sums when this call stores the plan
    */
-  boolean start(ChatMessage message, @Nullable String model, Decision.Plan plan) {
+  void start(
+      ChatMessage message, @Nullable String model, Decision.Plan plan, Map<String, Long> tokens) {
     String planId = planId(message);
-    boolean inserted =
-        plans.create(
-            Plan.start(
-                planId,
-                message.chatId(),
-                message.id(),
-                message.content(),
-                model,
-                plan.nodes().stream()
-                    .map(
-                        n ->
-                            PlanNode.pending(
-                                planId, n.id(), n.agent(), n.instruction(), n.dependsOn()))
-                    .toList(),
-                clock.instant(),
-                new Task.Routing(plan.confidence(), plan.reason(), false)));
+    plans.create(
+        Plan.start(
+            planId,
+            message.chatId(),
+            message.id(),
+            message.content(),
+            model,
+            plan.nodes().stream()
+                .map(
+                    n ->
+                        PlanNode.pending(planId, n.id(), n.agent(), n.instruction(), n.dependsOn()))
+                .toList(),
+            clock.instant(),
+            new Task.Routing(plan.confidence(), plan.reason(), false)),
+        tokens);
     plans.advance(planId);
-    return inserted;
   }
 
   /** The plan the message started before, its unstarted ready nodes started now; else empty. */

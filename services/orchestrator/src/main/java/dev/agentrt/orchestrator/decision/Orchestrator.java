@@ -85,7 +85,6 @@ class Orchestrator {
   private final Decider decider;
   private final EventCodec codec;
   private final OrchestratorProperties properties;
-  private final UsageCounter usage;
   private final RunLedger ledger;
   private final WaitingQuestions questions;
   private final ToolCallApprovals approvals;
@@ -102,7 +101,6 @@ class Orchestrator {
       Decider decider,
       EventCodec codec,
       OrchestratorProperties properties,
-      UsageCounter usage,
       RunLedger ledger,
       WaitingQuestions questions,
       ToolCallApprovals approvals,
@@ -115,7 +113,6 @@ class Orchestrator {
     this.decider = decider;
     this.codec = codec;
     this.properties = properties;
-    this.usage = usage;
     this.ledger = ledger;
     this.questions = questions;
     this.approvals = approvals;
@@ -157,11 +154,11 @@ class Orchestrator {
    */
   Publication apologise(ChatMessage message) {
     return answer(
-            message,
-            null,
-            new Decided(new Decision.Answer(Decider.APOLOGY), TurnUsage.NONE, 0),
-            Decider.APOLOGY)
-        .publication();
+        message,
+        null,
+        new Decided(new Decision.Answer(Decider.APOLOGY), TurnUsage.NONE, 0),
+        Decider.APOLOGY,
+        Map.of());
   }
 
   /**
@@ -324,35 +321,34 @@ class Orchestrator {
   }
 
   /**
-   * Writes the decision's outcome. The write that inserts it adds the decision's tokens to the
-   * chat's sums; finding the outcome written meanwhile (a concurrent copy) counts nothing.
+   * Writes the decision's outcome. The decision's tokens are added to the chat's sums by the
+   * ledger's write that takes the position of the outcome's first run event, when this decision
+   * inserted the outcome; finding it written meanwhile (a concurrent copy) counts nothing.
    */
   private Publication carryOut(ChatMessage message, @Nullable String model, Decided decided) {
-    Written written =
-        switch (decided.decision()) {
-          case Decision.Answer answer -> answer(message, model, decided, answer.answer());
-          case Decision.NewTask newTask ->
-              lowConfidence
-                  .route(newTask)
-                  .map(route -> startTask(message, model, newTask, route))
-                  .orElseGet(() -> answer(message, model, decided, LowConfidence.CLARIFY));
-          case Decision.Reactivate reactivate -> followUp(message, reactivate);
-          case Decision.Plan plan ->
-              new Written(
-                  ChatPlans.publication(Ids.derived(message.id(), PLAN)),
-                  plans.start(message, model, plan));
-        };
-    if (written.inserted()) {
-      usage.add(Chat.class, message.chatId(), model, decided.usage(), decided.turns());
-    }
-    return written.publication();
+    Map<String, Long> tokens = UsageCounter.counts(model, decided.usage(), decided.turns());
+    return switch (decided.decision()) {
+      case Decision.Answer answer -> answer(message, model, decided, answer.answer(), tokens);
+      case Decision.NewTask newTask ->
+          lowConfidence
+              .route(newTask)
+              .map(route -> startTask(message, model, newTask, route, tokens))
+              .orElseGet(() -> answer(message, model, decided, LowConfidence.CLARIFY, tokens));
+      case Decision.Reactivate reactivate -> followUp(message, reactivate, tokens);
+      case Decision.Plan plan -> {
+        plans.start(message, model, plan, tokens);
+        yield ChatPlans.publication(Ids.derived(message.id(), PLAN));
+      }
+    };
   }
 
-  /** An outcome's document to publish, and whether this decision inserted it. */
-  private record Written(Publication publication, boolean inserted) {}
-
-  private Written answer(
-      ChatMessage message, @Nullable String model, Decided decided, String text) {
+  /** {@code tokens}: what the answer adds to the chat's sums when this call inserts it. */
+  private Publication answer(
+      ChatMessage message,
+      @Nullable String model,
+      Decided decided,
+      String text,
+      Map<String, Long> tokens) {
     String id = Ids.derived(message.id(), ANSWER);
     Instant now = clock.instant();
     ChatMessageAdded added =
@@ -370,17 +366,16 @@ class Orchestrator {
                 decided.turns() == 0 ? null : decided.usage(),
                 now,
                 List.of(OutboxEntry.of(added, codec))));
-    ledger.message(answer.document());
-    return new Written(
-        new Publication(Collections.CHAT_MESSAGES, id, answer.document().outbox()),
-        answer.inserted());
+    ledger.message(answer.document(), answer.inserted() ? tokens : Map.of());
+    return new Publication(Collections.CHAT_MESSAGES, id, answer.document().outbox());
   }
 
-  private Written startTask(
+  private Publication startTask(
       ChatMessage message,
       @Nullable String model,
       Decision.NewTask newTask,
-      LowConfidence.Route route) {
+      LowConfidence.Route route,
+      Map<String, Long> tokens) {
     String taskId = Ids.derived(message.id(), TASK);
     Instant now = clock.instant();
     Stored<Task> task =
@@ -395,33 +390,34 @@ class Orchestrator {
                 route.routing(),
                 now,
                 codec));
-    ledger.append(
-        message.chatId(),
-        "handoff/" + taskId,
-        RunEvent.HANDOFF,
-        taskId,
-        null,
-        route.agent(),
-        RunLedger.data(
-            "agent",
+    RunLedger.Step handoff =
+        new RunLedger.Step(
+            "handoff/" + taskId,
+            RunEvent.HANDOFF,
+            taskId,
+            null,
             route.agent(),
-            "task",
-            newTask.instruction(),
-            "reactivated",
-            false,
-            "confidence",
-            newTask.confidence(),
-            "reason",
-            newTask.reason(),
-            "fallback",
-            route.routing().fallback(),
-            "decidedAgent",
-            newTask.agent()));
-    return new Written(
-        new Publication(Collections.TASKS, taskId, task.document().outbox()), task.inserted());
+            RunLedger.data(
+                "agent",
+                route.agent(),
+                "task",
+                newTask.instruction(),
+                "reactivated",
+                false,
+                "confidence",
+                newTask.confidence(),
+                "reason",
+                newTask.reason(),
+                "fallback",
+                route.routing().fallback(),
+                "decidedAgent",
+                newTask.agent()));
+    ledger.append(message.chatId(), List.of(handoff), task.inserted() ? tokens : Map.of());
+    return new Publication(Collections.TASKS, taskId, task.document().outbox());
   }
 
-  private Written followUp(ChatMessage message, Decision.Reactivate reactivate) {
+  private Publication followUp(
+      ChatMessage message, Decision.Reactivate reactivate, Map<String, Long> tokens) {
     SubAgent subAgent = mongo.findById(reactivate.subAgentId(), SubAgent.class);
     if (subAgent == null) {
       throw new IllegalStateException("sub-agent " + reactivate.subAgentId() + " vanished");
@@ -456,9 +452,14 @@ class Orchestrator {
             reactivate.confidence(),
             "reason",
             reactivate.reason());
-    ledger.append(subAgent, "handoff/" + id, RunEvent.HANDOFF, handoff);
+    ledger.append(
+        subAgent,
+        "handoff/" + id,
+        RunEvent.HANDOFF,
+        handoff,
+        followUp.inserted() ? tokens : Map.of());
     ledger.append(subAgent, "run_start/" + id, RunEvent.RUN_START, handoff);
-    return new Written(wake(subAgent, followUp.message()), followUp.inserted());
+    return wake(subAgent, followUp.message());
   }
 
   /**

@@ -18,7 +18,6 @@ import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.Task;
-import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.CountingThreads;
 import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.ScriptedModel;
@@ -352,7 +351,6 @@ class ChatDecisionsTest {
         new Decider(this::decide, PROPERTIES),
         new EventCodec(),
         PROPERTIES,
-        new UsageCounter(mongo),
         new RunLedger(mongo),
         new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
         Approvals.withoutBroker(mongo),

@@ -37,7 +37,6 @@ import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
 import dev.agentrt.store.TurnUsage;
 import dev.agentrt.store.Usage;
-import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.MongoCommands;
 import dev.agentrt.testing.ScriptedModel;
@@ -108,7 +107,6 @@ class OrchestratorTest {
         new Decider(model, PROPERTIES),
         CODEC,
         PROPERTIES,
-        new UsageCounter(mongo),
         new RunLedger(mongo),
         new WaitingQuestions(mongo, new SubAgentConversations(mongo)),
         Approvals.withoutBroker(mongo),
@@ -516,6 +514,7 @@ class OrchestratorTest {
 
   @Test
   void aRedeliveredPlanMessageStartsNoNodeTwiceAndAsksTheModelOnce() {
+    stored.chat(CHAT, null);
     ChatMessage report = stored.userMessage(CHAT, "Write a report on Kafka and Redis");
     model.replies(PLAN);
 
@@ -525,6 +524,9 @@ class OrchestratorTest {
     assertThat(model.requests()).hasSize(1);
     assertThat(mongo.findAll(Plan.class)).hasSize(1);
     assertThat(mongo.findAll(Task.class)).hasSize(2);
+    assertThat(mongo.findById(CHAT, Chat.class).usage().turns())
+        .as("the decision's tokens, with the plan's plan_created event, once")
+        .isEqualTo(1);
   }
 
   @Test
@@ -886,17 +888,23 @@ class OrchestratorTest {
     assertThat(usage.byModel()).containsOnlyKeys("chat-model");
   }
 
+  /**
+   * The decision's tokens go with the task's {@code handoff} event: the ledger's write that takes
+   * its position adds them to the chat, which gets no update of its own.
+   */
   @Test
   void aDecisionThatStartsATaskCountsOnTheChatNotOnTheTask() {
     stored.chat(CHAT, null);
     ChatMessage research = stored.userMessage(CHAT, "Research Kafka");
     model.replies(RESEARCH_KAFKA);
+    COMMANDS.clear();
 
     orchestrator.handle(research, false);
     orchestrator.handle(research, true);
 
     assertThat(mongo.findById(CHAT, Chat.class).usage().turns()).isEqualTo(1);
     assertThat(mongo.findAll(Task.class).getFirst().usage()).isNull();
+    assertThat(COMMANDS.from(thread -> true)).doesNotContain("update " + Collections.CHATS);
   }
 
   @Test
