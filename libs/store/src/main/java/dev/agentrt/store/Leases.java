@@ -1,6 +1,5 @@
 package dev.agentrt.store;
 
-import com.mongodb.client.result.UpdateResult;
 import dev.agentrt.platform.BulkWrites;
 import io.opentelemetry.context.Context;
 import java.time.Clock;
@@ -128,13 +127,21 @@ public final class Leases {
    */
   public boolean take(String id, Criteria condition, Update also) {
     Query takable = takable(id, condition);
-    return takeWith(
-            id,
-            () ->
-                writes == null
-                    ? mongo.updateFirst(takable, holding(also), collection)
-                    : writes.updateIfMatches(id, takable, holding(also), collection) ? true : null)
-        .isPresent();
+    return takeWith(id, () -> updateOne(id, takable, holding(also)) ? true : null).isPresent();
+  }
+
+  /**
+   * Takes the document's work for its next piece as the worker of a hold that {@link #done} forgot
+   * ends the one before: in one write that matches only while this instance still holds it and the
+   * document matches {@code condition}, renews the lease and sets {@code also}. With the process's
+   * other writes ({@link BulkWrites#updateIfMatches}) when this has them.
+   *
+   * @return whether this instance holds it now, for the next piece; when false the hold stands (or
+   *     was lost), and the worker ends it with {@link #done}'s query
+   */
+  public boolean takeNext(String id, Criteria condition, Update also) {
+    Query next = Query.query(heldHere(List.of(id)).andOperator(condition));
+    return takeWith(id, () -> updateOne(id, next, holding(also)) ? true : null).isPresent();
   }
 
   /** {@link #take} that returns the document as taken. */
@@ -302,10 +309,17 @@ public final class Leases {
    * the hold stands (or was lost), and the worker ends it with {@link #done}'s query.
    */
   public boolean endIfUnchanged(String id, Criteria unchanged, Update update) {
-    Query end = Query.query(heldHere(List.of(id)).andOperator(unchanged));
+    return updateOne(id, Query.query(heldHere(List.of(id)).andOperator(unchanged)), update);
+  }
+
+  /**
+   * A conditional update of one document, with the process's other writes when this has them;
+   * whether it matched.
+   */
+  private boolean updateOne(String id, Query query, Update update) {
     return writes == null
-        ? mongo.updateFirst(end, update, collection).getMatchedCount() > 0
-        : writes.updateIfMatches(id, end, update, collection);
+        ? mongo.updateFirst(query, update, collection).getMatchedCount() > 0
+        : writes.updateIfMatches(id, query, update, collection);
   }
 
   /**
@@ -346,7 +360,7 @@ public final class Leases {
 
   /**
    * Records the hold here, then makes the write that takes it; forgets it again if the write took
-   * nothing (a null result, or an update that matched nothing).
+   * nothing (a null result).
    */
   private <R> Optional<R> takeWith(String id, Supplier<@Nullable R> write) {
     Hold hold = new Hold();
@@ -356,7 +370,7 @@ public final class Leases {
     boolean taken = false;
     try {
       R result = write.get();
-      taken = result != null && !(result instanceof UpdateResult u && u.getMatchedCount() == 0);
+      taken = result != null;
       hold.taken = taken;
       return taken ? Optional.of(result) : Optional.empty();
     } finally {

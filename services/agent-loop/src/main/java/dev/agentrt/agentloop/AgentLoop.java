@@ -166,7 +166,7 @@ class AgentLoop {
       return;
     }
     KnownConversations.Known what = known.take(subAgentId);
-    if (what != null && wakeAsKnown(what)) {
+    if (what != null && goOnAsKnown(what, false)) {
       return;
     }
     SubAgent subAgent = mongo.findById(subAgentId, SubAgent.class);
@@ -224,22 +224,27 @@ class AgentLoop {
   }
 
   /**
-   * Wakes the sub-agent from what a turn of this instance knew of it, reading only the messages
-   * after that turn's answer. Results while calls are still pending call for nothing (as the
-   * sub-agent read would say too, whatever its status); results that call for a model turn have it
-   * taken while the sub-agent is still active, free, and has just these messages. Anything else (a
-   * gap, a message from elsewhere, a limit reached, a take that misses) is left to the wake that
-   * reads the sub-agent: false.
+   * Goes on from what a turn of this instance knew of the sub-agent, reading only the messages
+   * after that turn's answer: as a wake after the turn ended, or as the turn ends when a wake came
+   * during it ({@code ending}, the worker's hold forgotten by {@link Leases#done}). Results while
+   * calls are still pending call for nothing (as the sub-agent read would say too, whatever its
+   * status), and an ending turn is ended while nothing else came; results that call for a model
+   * turn have it taken while the sub-agent is still active, has just these messages, and is free,
+   * or, for an ending turn, still held here: the end of one turn and the take of the next are then
+   * one write. Anything else (a gap, a message from elsewhere, a limit reached, approvals, a write
+   * that misses) is left to the wake that reads the sub-agent, or the turn's usual end: false.
    */
-  private boolean wakeAsKnown(KnownConversations.Known what) {
+  private boolean goOnAsKnown(KnownConversations.Known what, boolean ending) {
     Optional<ConversationState> read = what.with(known.newer(what));
     if (read.isEmpty()) {
       return false;
     }
     ConversationState conversation = read.get();
+    String id = what.subAgent().id();
+    Criteria unchanged = Criteria.where("messageCount").is(conversation.lastSeq());
     if (conversation.awaitsMoreResults()) {
       known.keep(new KnownConversations.Known(what.subAgent(), conversation.messages()));
-      return true;
+      return !ending || turns.endIfUnchanged(id, unchanged, new Update().unset("turn"));
     }
     if (!conversation.awaitsModelTurn() || conversation.hadApprovals()) {
       return false;
@@ -248,15 +253,14 @@ class AgentLoop {
     AgentDefinition agent = agents.get(subAgent.agent());
     RunLimits.Effective run = limitsOf(subAgent, agent);
     if (LimitReached.check(conversation, run, clock.instant()).isPresent()
-        || conversation.repeatedCalls() == run.repeats()
-        || !takeTurn(
-            subAgent,
-            conversation,
-            run,
-            Criteria.where("status")
-                .is(SubAgentStatus.active)
-                .and("messageCount")
-                .is(conversation.lastSeq()))) {
+        || conversation.repeatedCalls() == run.repeats()) {
+      return false;
+    }
+    Criteria as = Criteria.where("status").is(SubAgentStatus.active).andOperator(unchanged);
+    Update turn = turnTaken(conversation, run);
+    if (!(ending ? turns.takeNext(id, as, turn) : turns.take(id, as, turn))) {
+      // For the wake that reads the sub-agent: what it knew, and the messages read since.
+      known.keep(new KnownConversations.Known(what.subAgent(), conversation.messages()));
       return false;
     }
     startTurn(subAgent, agent, conversation, run);
@@ -689,13 +693,15 @@ class AgentLoop {
    */
   private boolean takeTurn(
       SubAgent subAgent, ConversationState conversation, RunLimits.Effective run, Criteria as) {
-    return turns.take(
-        subAgent.id(),
-        as,
-        new Update()
-            .set("turn.seq", conversation.lastSeq())
-            .set("deadline", LimitReached.deadline(conversation, run))
-            .unset(SubAgent.UNLOOKED_SINCE));
+    return turns.take(subAgent.id(), as, turnTaken(conversation, run));
+  }
+
+  /** What the write that takes a turn sets: see {@link #takeTurn}. */
+  private static Update turnTaken(ConversationState conversation, RunLimits.Effective run) {
+    return new Update()
+        .set("turn.seq", conversation.lastSeq())
+        .set("deadline", LimitReached.deadline(conversation, run))
+        .unset(SubAgent.UNLOOKED_SINCE);
   }
 
   /** Whether a worker holds the sub-agent's turn and its lease has not passed. */
@@ -751,11 +757,14 @@ class AgentLoop {
   /**
    * Ends the turn whose answer is stored and carried out, with the query {@link Leases#done} gave.
    * A message that arrived during the turn (a follow-up while the model thought, a fast tool's
-   * result while the outcome was applied) found the turn taken: it is looked at now, from the
-   * sub-agent as the write that ended the turn returned it. When none came (no wake came for it
-   * here, and the conversation still ends with the answer) the turn ends in the process's bulk
-   * write, which returns nothing. A wake that came while the end was written read nothing either:
-   * the sub-agent is woken again, read after the end.
+   * result while the outcome was applied) found the turn taken: it is looked at now. After tool
+   * calls, from what the turn knew and the messages after its answer ({@link #goOnAsKnown}): the
+   * results that call for the next turn have it taken in the write that ends this one ({@link
+   * Leases#takeNext}), in the process's bulk write, without the sub-agent read. Else, or when that
+   * write misses, from the sub-agent as the write that ended the turn returned it. When none came
+   * (no wake came for it here, and the conversation still ends with the answer) the turn ends in
+   * the process's bulk write, which returns nothing. A wake that came while the end was written
+   * read nothing either: the sub-agent is woken again, read after the end.
    *
    * @param wakes the wakes that came during the turn, from {@link #turnsRunning}; null for a turn
    *     this worker finishes for another
@@ -764,9 +773,12 @@ class AgentLoop {
     String id = answer.subAgentId();
     int woken = wakes == null ? 0 : wakes.count();
     Document ended = null;
-    if (woken > 0
-        || !turns.endIfUnchanged(
-            id, Criteria.where("messageCount").is(answer.seq()), new Update().unset("turn"))) {
+    KnownConversations.Known knew = woken > 0 ? known.take(id) : null;
+    boolean wentOn = knew != null && knew.lastSeq() == answer.seq() && goOnAsKnown(knew, true);
+    if (!wentOn
+        && (woken > 0
+            || !turns.endIfUnchanged(
+                id, Criteria.where("messageCount").is(answer.seq()), new Update().unset("turn")))) {
       // By collection name, as Leases writes: mapped against SubAgent, the lease's path costs
       // Spring Data a thrown and caught exception.
       ended =

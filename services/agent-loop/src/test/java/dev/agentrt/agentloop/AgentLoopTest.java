@@ -62,9 +62,12 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -624,12 +627,12 @@ class AgentLoopTest {
 
   /**
    * A fast tool's result comes while its turn is still being carried out (here as the turn records
-   * the call): its wake reads nothing, and the turn's end, told that a message came, is one
-   * findAndModify that returns the sub-agent to take the next turn with; no end in the bulk write
-   * that would miss, no read of the sub-agent.
+   * the call): its wake reads nothing, and the turn's end, told that a message came, reads only the
+   * messages after its answer and takes the next turn in the write that ends this one: no read of
+   * the sub-agent, no findAndModify of it.
    */
   @Test
-  void aResultThatComesDuringItsTurnIsTakenUpByTheTurnsEndWithoutReadingTheSubAgent() {
+  void aResultThatComesDuringItsTurnHasTheNextTurnTakenByTheTurnsEndInOneWrite() {
     model
         .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
         .callsTools(new ModelToolCall("call_2", "search_docs", "{\"query\":\"logs\"}"));
@@ -646,14 +649,65 @@ class AgentLoopTest {
     await().until(() -> toolCalls().size() == 2 && subAgent().turn() == null);
     assertThat(GATE.opened()).isTrue();
     assertThat(model.requests()).hasSize(2);
+    assertThat(model.requests().get(1).messages())
+        .extracting("role")
+        .containsExactly("system", "user", "assistant", "tool");
     List<String> loops = COMMANDS.from(Thread::isVirtual);
     assertThat(loops)
-        .as("the wake, and the next turn taken from the end's findAndModify, read no sub-agent")
-        .doesNotContain("find " + Collections.SUB_AGENTS);
+        .as("the wake, the end and the next turn read no sub-agent and return none")
+        .doesNotContain(
+            "find " + Collections.SUB_AGENTS, "findAndModify " + Collections.SUB_AGENTS);
     assertThat(loops)
-        .as("the first turn's end")
-        .filteredOn(("findAndModify " + Collections.SUB_AGENTS)::equals)
+        .as("the messages after the first turn's answer")
+        .filteredOn(("find " + Collections.SUB_AGENT_MESSAGES)::equals)
         .hasSize(1);
+  }
+
+  /**
+   * The end reads the messages after its answer, but another message comes before its write takes
+   * the next turn: the write misses, and the end reads the sub-agent back and takes the next turn
+   * with every message.
+   */
+  @Test
+  void aMessageThatComesAsTheEndTakesTheNextTurnIsInThatTurn() {
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .replies("Kafka is a log.");
+    AtomicBoolean cameBetween = new AtomicBoolean();
+    GATE.before(
+        "insert " + Collections.SUB_AGENT_TOOL_CALLS,
+        () -> {
+          appendElsewhere(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+          loop.wake(subAgent.id()); // the result's event, during the turn
+          GATE.before(
+              "update " + Collections.SUB_AGENTS,
+              AgentLoopTest::takesTheNextTurnHeldHere,
+              () -> {
+                append(SubAgentMessage.USER, "And Redis?", null);
+                cameBetween.set(true);
+              });
+        });
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(cameBetween).isTrue();
+    assertThat(model.requests()).hasSize(2);
+    assertThat(model.requests().get(1).messages())
+        .extracting("role")
+        .containsExactly("system", "user", "assistant", "tool", "user");
+  }
+
+  /** Whether a bulk write of sub-agents has the write that takes a turn held here for the next. */
+  private static boolean takesTheNextTurnHeldHere(BsonDocument update) {
+    return update.getArray("updates").stream()
+        .map(BsonValue::asDocument)
+        .anyMatch(
+            u ->
+                u.getDocument("q").toJson().contains("\"turn.holder\"")
+                    && u.getDocument("u")
+                        .getDocument("$set", new BsonDocument())
+                        .containsKey("turn.seq"));
   }
 
   /**
