@@ -756,15 +756,15 @@ class AgentLoop {
 
   /**
    * Ends the turn whose answer is stored and carried out, with the query {@link Leases#done} gave.
-   * A message that arrived during the turn (a follow-up while the model thought, a fast tool's
-   * result while the outcome was applied) found the turn taken: it is looked at now. After tool
-   * calls, from what the turn knew and the messages after its answer ({@link #goOnAsKnown}): the
-   * results that call for the next turn have it taken in the write that ends this one ({@link
-   * Leases#takeNext}), in the process's bulk write, without the sub-agent read. Else, or when that
-   * write misses, from the sub-agent as the write that ended the turn returned it. When none came
-   * (no wake came for it here, and the conversation still ends with the answer) the turn ends in
-   * the process's bulk write, which returns nothing. A wake that came while the end was written
-   * read nothing either: the sub-agent is woken again, read after the end.
+   * When no wake came for it here, the turn ends in the process's bulk write on condition that the
+   * conversation still ends with the answer, and returns nothing. A message that arrived during the
+   * turn (a follow-up while the model thought, a fast tool's result while the outcome was applied,
+   * or as the end was written) found the turn taken: it is looked at now. After tool calls, from
+   * what the turn knew and the messages after its answer ({@link #goOnAsKnown}): results that call
+   * for the next turn have it taken in the write that ends this one ({@link Leases#takeNext}), in
+   * the bulk write, without the sub-agent read. Else, or when that write misses, from the sub-agent
+   * as the {@code findAndModify} that ends the turn returns it. A wake that came while the end was
+   * written read nothing either: the sub-agent is woken again, read after the end.
    *
    * @param wakes the wakes that came during the turn, from {@link #turnsRunning}; null for a turn
    *     this worker finishes for another
@@ -772,16 +772,19 @@ class AgentLoop {
   private void endTurn(Query end, SubAgentMessage answer, @Nullable Wakes wakes) {
     String id = answer.subAgentId();
     int woken = wakes == null ? 0 : wakes.count();
-    Document ended = null;
-    KnownConversations.Known knew = woken > 0 ? known.take(id) : null;
-    boolean wentOn = knew != null && knew.lastSeq() == answer.seq() && goOnAsKnown(knew, true);
-    if (!wentOn
-        && (woken > 0
-            || !turns.endIfUnchanged(
-                id, Criteria.where("messageCount").is(answer.seq()), new Update().unset("turn")))) {
+    boolean ended =
+        woken == 0
+            && turns.endIfUnchanged(
+                id, Criteria.where("messageCount").is(answer.seq()), new Update().unset("turn"));
+    if (!ended) {
+      KnownConversations.Known knew = known.take(id);
+      ended = knew != null && knew.lastSeq() == answer.seq() && goOnAsKnown(knew, true);
+    }
+    Document returned = null;
+    if (!ended) {
       // By collection name, as Leases writes: mapped against SubAgent, the lease's path costs
       // Spring Data a thrown and caught exception.
-      ended =
+      returned =
           mongo.findAndModify(
               end,
               new Update().unset("turn"),
@@ -791,8 +794,9 @@ class AgentLoop {
     }
     if (wakes != null && turnsRunning.remove(id, wakes) && wakes.count() > woken) {
       wake(id);
-    } else if (ended != null && ((Number) ended.get("messageCount")).longValue() > answer.seq()) {
-      wake(mongo.getConverter().read(SubAgent.class, ended));
+    } else if (returned != null
+        && ((Number) returned.get("messageCount")).longValue() > answer.seq()) {
+      wake(mongo.getConverter().read(SubAgent.class, returned));
     }
   }
 }

@@ -63,6 +63,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -596,13 +597,19 @@ class AgentLoopTest {
   /**
    * A message that comes as the turn ends, its own wake finding the turn still taken, is looked at
    * by the end: the end in the bulk write matches only a conversation that still ends with the
-   * answer; otherwise the end reads the sub-agent back and wakes it.
+   * answer; otherwise the end reads the messages after the answer and takes the next turn in one
+   * write, with neither a read nor a findAndModify of the sub-agent.
    */
   @Test
   void aMessageThatComesAsTheTurnEndsIsLookedAtByTheEnd() {
+    AtomicReference<List<String>> beforeTheNextTurn = new AtomicReference<>();
     model
         .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
-        .replies("Kafka is a log.");
+        .then(
+            () -> {
+              beforeTheNextTurn.set(COMMANDS.from(Thread::isVirtual));
+              return ScriptedModel.reply("Kafka is a log.", List.of());
+            });
     GATE.before(
         "update " + Collections.SUB_AGENTS,
         update ->
@@ -614,7 +621,7 @@ class AgentLoopTest {
                             .getDocument("$unset", new org.bson.BsonDocument())
                             .containsKey("turn")),
         () -> {
-          append(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+          appendElsewhere(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
           loop.wake(subAgent.id()); // the result's event: the turn is still taken
         });
 
@@ -623,6 +630,9 @@ class AgentLoopTest {
     await().until(() -> task().status() == TaskStatus.success);
     assertThat(GATE.opened()).isTrue();
     assertThat(model.requests()).hasSize(2);
+    assertThat(beforeTheNextTurn.get())
+        .doesNotContain(
+            "find " + Collections.SUB_AGENTS, "findAndModify " + Collections.SUB_AGENTS);
   }
 
   /**
