@@ -164,7 +164,13 @@ public final class BulkWrites implements AutoCloseable {
    */
   public boolean updateIfMatches(
       Object id, Query condition, UpdateDefinition update, String collection) {
-    return updateIfMatches(
+    return await(queueIfMatches(id, condition, update, collection));
+  }
+
+  /** {@link #updateIfMatches(Object, Query, UpdateDefinition, String)}, queued without waiting. */
+  public CompletableFuture<Boolean> queueIfMatches(
+      Object id, Query condition, UpdateDefinition update, String collection) {
+    return queueIfMatches(
         id,
         queries.getMappedObject(condition.getQueryObject(), Optional.empty()),
         updates.getMappedObject(update.getUpdateObject(), Optional.empty()),

@@ -1,16 +1,20 @@
 package dev.agentrt.store;
 
 import dev.agentrt.platform.BulkWrites;
+import dev.agentrt.platform.GroupCommit;
 import io.opentelemetry.context.Context;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -57,6 +61,9 @@ public final class Leases {
   private final String instance = Ids.fresh();
   private final Clock clock = Clock.tickMillis(ZoneOffset.UTC); // as precise as MongoDB
 
+  /** Reads back the documents {@link #queueTakeAndGet} took; with {@link #writes} only. */
+  private final @Nullable GroupCommit<String, @Nullable Document> taken;
+
   /** What this instance holds, by document id: the worker's thread once it runs. */
   private final Map<String, Hold> held = new ConcurrentHashMap<>();
 
@@ -96,6 +103,8 @@ public final class Leases {
     this.untilField = field + ".leaseUntil";
     this.duration = duration;
     this.wanted = wanted;
+    this.taken =
+        writes == null ? null : new GroupCommit<>("leases-taken-" + collection, 500, this::read);
   }
 
   /** How long a hold lasts unless renewed. */
@@ -148,6 +157,55 @@ public final class Leases {
   public <T> Optional<T> takeAndGet(String id, Criteria condition, Update also, Class<T> as) {
     return takeWith(id, () -> takeOne(takable(id, condition), also))
         .map(taken -> mongo.getConverter().read(as, taken));
+  }
+
+  /**
+   * {@link #takeAndGet} without waiting for it, for leases whose takes go out with the process's
+   * other writes: the take is a conditional update in their bulk write ({@link
+   * BulkWrites#queueIfMatches}), and the document, once taken, is read with the others taken
+   * meanwhile, one {@code find} for all. Under load, where each take would be a {@code
+   * findAndModify} of its own, many share two round trips.
+   *
+   * @return the document as taken; empty when it was not taken (as {@link #takeAndGet}); failed
+   *     with why the take is not known to have been made
+   */
+  public <T> CompletableFuture<Optional<T>> queueTakeAndGet(
+      String id, Criteria condition, Update also, Class<T> as) {
+    if (writes == null || taken == null) {
+      throw new IllegalStateException("takes queue with the process's writes only");
+    }
+    Hold hold = new Hold();
+    if (held.putIfAbsent(id, hold) != null) {
+      return CompletableFuture.completedFuture(Optional.empty()); // held here already
+    }
+    GroupCommit<String, @Nullable Document> reads = taken;
+    return writes
+        .queueIfMatches(id, takable(id, condition), holding(also), collection)
+        .thenCompose(made -> made ? reads.submit(id) : CompletableFuture.completedFuture(null))
+        .handle(
+            (document, failure) -> {
+              if (failure == null && document != null) {
+                hold.taken = true;
+                return Optional.of(mongo.getConverter().read(as, document));
+              }
+              held.remove(id, hold);
+              if (failure != null) {
+                throw failure instanceof CompletionException c
+                    ? c
+                    : new CompletionException(failure);
+              }
+              return Optional.empty();
+            });
+  }
+
+  /** The documents taken by {@link #queueTakeAndGet}, by id, in one read; null for one gone. */
+  private List<@Nullable Document> read(List<String> ids) {
+    Map<Object, Document> found = new HashMap<>();
+    mongo
+        .getCollection(collection)
+        .find(new Document("_id", new Document("$in", ids)))
+        .forEach(document -> found.put(document.get("_id"), document));
+    return ids.stream().map(found::get).toList();
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.agentrt.toolrunner.calls;
 
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.ToolCall;
@@ -18,15 +19,16 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 class ToolCallConfiguration {
 
   @Bean
-  Leases toolCallLeases(MongoTemplate mongo, LeaseProperties leases) {
-    return toolCallLeases(mongo, leases.duration());
+  Leases toolCallLeases(MongoTemplate mongo, BulkWrites writes, LeaseProperties leases) {
+    return toolCallLeases(mongo, writes, leases.duration());
   }
 
   /**
    * The holds of tool calls, wanted whatever the call's status: the hold covers the call from its
-   * claim until its tool message is appended, finished or not.
+   * claim until its tool message is appended, finished or not. Claims go out with the calls' other
+   * writes ({@link Leases#queueTakeAndGet}).
    */
-  static Leases toolCallLeases(MongoTemplate mongo, Duration duration) {
-    return new Leases(mongo, ToolCall.class, ToolCall.LEASE, duration, null);
+  static Leases toolCallLeases(MongoTemplate mongo, BulkWrites writes, Duration duration) {
+    return new Leases(mongo, writes, ToolCall.class, ToolCall.LEASE, duration, null);
   }
 }

@@ -7,8 +7,10 @@ import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
 
 /**
- * A requested tool call is claimed here and run in the background; the listener returns at once.
- * Bound to {@code agentrt.tool-calls} as {@code toolCallRequests-in-0} (application.yml).
+ * A requested tool call is claimed and run in the background; the listener returns at once, without
+ * waiting for the claim ({@link ToolCallRunner#offer}), so the claims of the records of a poll go
+ * out together. Bound to {@code agentrt.tool-calls} as {@code toolCallRequests-in-0}
+ * (application.yml).
  */
 @Component("toolCallRequests")
 class ToolCallListener implements Consumer<Message<byte[]>> {
@@ -24,7 +26,7 @@ class ToolCallListener implements Consumer<Message<byte[]>> {
   @Override
   public void accept(Message<byte[]> message) {
     if (events.decode(message) instanceof ToolCallRequested requested) {
-      runner.onRequested(requested);
+      runner.offer(requested);
     }
   }
 }

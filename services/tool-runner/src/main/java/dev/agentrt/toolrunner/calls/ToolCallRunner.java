@@ -5,6 +5,7 @@ import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.model.GenAi;
+import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
@@ -24,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
@@ -49,12 +51,12 @@ import org.springframework.stereotype.Component;
 /**
  * Runs tool calls: claims one ({@code pending → running}, held with {@link Leases}), checks that
  * the agent may call that tool, executes it on a virtual thread of its own within the tool's
- * timeout, records the outcome, and answers it with the tool message. The caller (a Kafka listener,
- * the sweeper) gets control back as soon as the claim is made, so a slow tool never holds up other
- * conversations (DESIGN invariant 4), and the calls of one model turn run at the same time. The
- * hold is renewed while the work runs (the service's {@code LeaseSweeper}); if this worker dies on
- * the way, it expires and {@link ToolCallSweeper} takes the call up: an idempotent tool runs again,
- * any other ends {@code failed} with {@code interrupted}.
+ * timeout, records the outcome, and answers it with the tool message. The caller gets control back
+ * as soon as the claim is queued (the Kafka listener, {@link #offer}) or made (the sweeper), so a
+ * slow tool never holds up other conversations (DESIGN invariant 4), and the calls of one model
+ * turn run at the same time. The hold is renewed while the work runs (the service's {@code
+ * LeaseSweeper}); if this worker dies on the way, it expires and {@link ToolCallSweeper} takes the
+ * call up: an idempotent tool runs again, any other ends {@code failed} with {@code interrupted}.
  *
  * <p>A cancelled task's running calls are stopped ({@link #cancel}): their worker is interrupted,
  * and the call ends {@code failed} with {@code cancelled}, without a retry.
@@ -147,15 +149,18 @@ class ToolCallRunner implements DisposableBean {
   }
 
   /**
-   * Claims the requested call and starts it in the background.
+   * Claims the requested call and starts it in the background, without waiting for the claim: it
+   * goes out with the claims and the calls' writes queued meanwhile ({@link ToolCalls#queueClaim}),
+   * and the call starts once it is made. A claim that fails leaves the call pending, for the sweep
+   * ({@code unclaimed-after}).
    *
-   * @return whether this runner took the call; {@code false} when someone else has it, it is done,
-   *     it is not this service's to run (redelivery, a racing copy), or no permit is free (it is
-   *     queued: a permit given back claims it)
+   * @return whether this runner took the call, once that is known; {@code false} when someone else
+   *     has it, it is done, it is not this service's to run (redelivery, a racing copy), no permit
+   *     is free (it is queued: a permit given back claims it), or the claim failed
    */
-  boolean onRequested(ToolCallRequested requested) {
+  CompletableFuture<Boolean> offer(ToolCallRequested requested) {
     if (ToolCalls.HANDLED_ELSEWHERE.contains(requested.name())) {
-      return false;
+      return CompletableFuture.completedFuture(false);
     }
     String id = requested.toolCallId();
     if (!permits.tryAcquire()) {
@@ -163,11 +168,35 @@ class ToolCallRunner implements DisposableBean {
       log.debug("no permit free (agentrt.tools.max-concurrent-calls): {} queued", id);
       // A permit given back between the try and the queueing found nothing queued: take it.
       takeUpTurnedAway();
-      return false;
+      return CompletableFuture.completedFuture(false);
     }
-    Optional<ToolCall> claimed = claimHoldingPermit(() -> calls.claim(id));
-    claimed.ifPresent(this::start);
-    return claimed.isPresent();
+    CompletableFuture<Optional<ToolCall>> claim;
+    try {
+      claim = calls.queueClaim(id);
+    } catch (RuntimeException e) {
+      givePermitBack();
+      throw e;
+    }
+    // On a worker: the claim completes on a writer's thread, which must not wait for a claim.
+    return claim.handleAsync(
+        (claimed, failure) -> {
+          if (failure == null && claimed.isPresent()) {
+            start(claimed.get());
+            return true;
+          }
+          givePermitBack();
+          if (failure != null) {
+            log.warn(
+                "could not claim tool call {}; the sweep takes it up: {}", id, failure.toString());
+          }
+          return false;
+        },
+        executor);
+  }
+
+  /** {@link #offer}, waiting for the claim. */
+  boolean onRequested(ToolCallRequested requested) {
+    return BulkWrites.await(offer(requested));
   }
 
   /**

@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
@@ -68,8 +69,19 @@ class ToolCalls {
 
   /** {@code pending → running} for this call, held here, if nobody claimed it yet. */
   Optional<ToolCall> claim(String toolCallId) {
-    return leases.takeAndGet(
-        toolCallId, ours().and("status").is(ToolCallStatus.pending), running(), ToolCall.class);
+    return leases.takeAndGet(toolCallId, claimable(), running(), ToolCall.class);
+  }
+
+  /**
+   * {@link #claim} without waiting, with the claims and the calls' other writes queued meanwhile
+   * ({@link Leases#queueTakeAndGet}).
+   */
+  CompletableFuture<Optional<ToolCall>> queueClaim(String toolCallId) {
+    return leases.queueTakeAndGet(toolCallId, claimable(), running(), ToolCall.class);
+  }
+
+  private static Criteria claimable() {
+    return ours().and("status").is(ToolCallStatus.pending);
   }
 
   /**

@@ -70,11 +70,9 @@ final class Runners {
 
   /** The state moves of a runner's calls, as the service makes them, holding calls for a lease. */
   static ToolCalls calls(MongoTemplate mongo, ToolCallProperties properties, Duration lease) {
+    BulkWrites writes = new BulkWrites(mongo);
     return new ToolCalls(
-        mongo,
-        new BulkWrites(mongo),
-        properties,
-        ToolCallConfiguration.toolCallLeases(mongo, lease));
+        mongo, writes, properties, ToolCallConfiguration.toolCallLeases(mongo, writes, lease));
   }
 
   /** A runner making its calls' state moves with {@code calls} (a test's, which it may watch). */

@@ -327,12 +327,13 @@ class ToolCallBoundsTest {
     ToolCall late = stored(pending(subAgent, "search_docs", "{\"query\":\"late\"}"));
     CountDownLatch skipped = new CountDownLatch(1);
     CountDownLatch goOn = new CountDownLatch(1);
+    BulkWrites writes = new BulkWrites(mongo);
     ToolCalls calls =
         new ToolCalls(
             mongo,
-            new BulkWrites(mongo),
+            writes,
             one,
-            ToolCallConfiguration.toolCallLeases(mongo, Runners.LEASE)) {
+            ToolCallConfiguration.toolCallLeases(mongo, writes, Runners.LEASE)) {
           @Override
           Optional<ToolCall> claim(String toolCallId) {
             Optional<ToolCall> claimed = super.claim(toolCallId);

@@ -34,6 +34,7 @@ import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
 import dev.agentrt.testing.MongoCommands;
+import dev.agentrt.testing.MongoGate;
 import dev.agentrt.toolrunner.mcp.McpServer;
 import dev.agentrt.toolrunner.mcp.McpTestServers;
 import dev.agentrt.toolrunner.tools.ToolSettings;
@@ -48,12 +49,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -103,6 +106,7 @@ class ToolCallRunnerTest {
       new ToolCallProperties.Retry(1, Duration.ofMillis(1), Duration.ofMillis(1));
 
   private static final MongoCommands COMMANDS = new MongoCommands();
+  private static final MongoGate GATE = new MongoGate();
 
   private static MongoServer mongoServer;
   private static MongoClient mongoClient;
@@ -123,6 +127,7 @@ class ToolCallRunnerTest {
                 .applyConnectionString(
                     new ConnectionString("mongodb://127.0.0.1:" + mongoServer.bind().getPort()))
                 .addCommandListener(COMMANDS)
+                .addCommandListener(GATE)
                 .build());
     mongo = new MongoTemplate(mongoClient, "agentrt");
   }
@@ -211,6 +216,45 @@ class ToolCallRunnerTest {
         assertThat(span.getHighCardinalityKeyValue("gen_ai.tool.call.result")).isNull();
       }
     }
+  }
+
+  /**
+   * The listener does not wait for its claims, and they make no findAndModify: each is a
+   * conditional update in the calls' bulk write, and the calls taken are read back with those taken
+   * meanwhile. Claims offered while one is being written go out in one bulk write. The tools are
+   * held until every claim is made, so that the calls' other writes come after.
+   */
+  @Test
+  void claimsOfferedWhileOneIsWrittenGoOutInOneBulkWrite() throws Exception {
+    SubAgent subAgent = stored(subAgent());
+    ToolCall first = stored(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"));
+    List<ToolCall> more = new ArrayList<>();
+    for (String query : List.of("redis", "mongodb", "raft")) {
+      more.add(stored(pending(subAgent, "search_docs", "{\"query\":\"" + query + "\"}")));
+    }
+    tool.release = new CountDownLatch(1);
+    List<CompletableFuture<Boolean>> offered = new CopyOnWriteArrayList<>();
+    GATE.before(
+        "update " + Collections.SUB_AGENT_TOOL_CALLS,
+        () -> more.forEach(call -> offered.add(runner.offer(requested(call)))));
+    COMMANDS.clear();
+
+    assertThat(runner.offer(requested(first)).get(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(GATE.opened()).isTrue();
+    for (CompletableFuture<Boolean> claim : offered) {
+      assertThat(claim.get(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    List<String> claims = COMMANDS.from(thread -> true);
+    assertThat(claims).doesNotContain("findAndModify " + Collections.SUB_AGENT_TOOL_CALLS);
+    assertThat(claims)
+        .as("the first claim's bulk write, then the three offered meanwhile in one")
+        .filteredOn(("update " + Collections.SUB_AGENT_TOOL_CALLS)::equals)
+        .hasSize(2);
+    tool.release.countDown();
+    awaitAnswered(first);
+    more.forEach(ToolCallRunnerTest::awaitAnswered);
+    assertThat(tool.executions).hasValue(4);
   }
 
   @Test
@@ -322,9 +366,11 @@ class ToolCallRunnerTest {
         .contains(
             "update " + Collections.SUB_AGENT_TOOL_CALLS,
             "insert " + Collections.SUB_AGENT_MESSAGES)
-        .doesNotContain(
-            "find " + Collections.SUB_AGENT_TOOL_CALLS,
-            "findAndModify " + Collections.SUB_AGENT_TOOL_CALLS);
+        .doesNotContain("findAndModify " + Collections.SUB_AGENT_TOOL_CALLS);
+    assertThat(runners)
+        .as("the one read of the call: the claim's, of the call it took")
+        .filteredOn(("find " + Collections.SUB_AGENT_TOOL_CALLS)::equals)
+        .hasSize(1);
     assertThat(runners)
         .as("the call names its agent: the sub-agent is not read")
         .doesNotContain("find " + Collections.SUB_AGENTS);
