@@ -92,32 +92,20 @@ final class LedgerPositions {
   }
 
   /**
-   * Takes {@code count} consecutive positions in the chat's ledger.
+   * Takes {@code count} consecutive positions in the chat's ledger, and adds {@code counts} ({@code
+   * path → amount}) to the chat's counters in the write that takes them: once, when the take is
+   * made (a take made again, its first positions forgotten, adds nothing); not at all when there is
+   * no such chat or the write failed; perhaps, when it is not known whether the write was made.
    *
    * @return the first of them; empty when there is no such chat
    * @throws RuntimeException why none was taken, or it is not known which (no answer within {@link
    *     BulkWrites#TIMEOUT})
-   */
-  OptionalLong take(String chatId, int count) {
-    return take(chatId, count, Map.of());
-  }
-
-  /**
-   * {@link #take}, adding {@code counts} ({@code path → amount}) to the chat's counters in the
-   * write that takes the positions: once, when the take is made (a take made again, its first
-   * positions forgotten, adds nothing); not at all when there is no such chat or the write failed;
-   * perhaps, when it is not known whether the write was made.
    */
   OptionalLong take(String chatId, int count, Map<String, Long> counts) {
     return BulkWrites.await(queue(chatId, count, counts));
   }
 
   /** Queues the take of {@link #take}; the future fails as {@link #take} throws. */
-  CompletableFuture<OptionalLong> queue(String chatId, int count) {
-    return queue(chatId, count, Map.of());
-  }
-
-  /** Queues the take of {@link #take(String, int, Map)}. */
   CompletableFuture<OptionalLong> queue(String chatId, int count, Map<String, Long> counts) {
     if (count < 1) {
       throw new IllegalArgumentException("a take is of one position at least: " + count);

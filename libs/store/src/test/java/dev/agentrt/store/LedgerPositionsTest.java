@@ -87,10 +87,10 @@ class LedgerPositionsTest {
     String a = chat();
     String b = chat();
     LedgerPositions positions = new LedgerPositions(mongo, LedgerPositions.KEPT, false);
-    CompletableFuture<OptionalLong> a1 = positions.queue(a, 2);
-    CompletableFuture<OptionalLong> b1 = positions.queue(b, 1);
-    CompletableFuture<OptionalLong> a2 = positions.queue(a, 3);
-    CompletableFuture<OptionalLong> none = positions.queue("no-such-chat", 1);
+    CompletableFuture<OptionalLong> a1 = positions.queue(a, 2, Map.of());
+    CompletableFuture<OptionalLong> b1 = positions.queue(b, 1, Map.of());
+    CompletableFuture<OptionalLong> a2 = positions.queue(a, 3, Map.of());
+    CompletableFuture<OptionalLong> none = positions.queue("no-such-chat", 1, Map.of());
     commands.clear();
 
     positions.start();
@@ -100,7 +100,7 @@ class LedgerPositionsTest {
     assertThat(a2.get(10, TimeUnit.SECONDS)).hasValue(3);
     assertThat(none.get(10, TimeUnit.SECONDS)).isEmpty();
     assertThat(commands).containsExactly("update", "find");
-    assertThat(positions.take(a, 1)).as("alone: one findAndModify").hasValue(6);
+    assertThat(positions.take(a, 1, Map.of())).as("alone: one findAndModify").hasValue(6);
     assertThat(commands).containsExactly("update", "find", "findAndModify");
   }
 
@@ -128,7 +128,9 @@ class LedgerPositionsTest {
                 for (int i = 0; i < 40; i++) {
                   String chatId = chats.get((caller + i) % 3);
                   int count = 1 + (caller * 7 + i) % 3;
-                  taken.add(new Range(chatId, instance.take(chatId, count).orElseThrow(), count));
+                  taken.add(
+                      new Range(
+                          chatId, instance.take(chatId, count, Map.of()).orElseThrow(), count));
                 }
                 return taken;
               }));
@@ -160,8 +162,8 @@ class LedgerPositionsTest {
   void takesOfOneChatQueuedTogetherAreOneTake() throws Exception {
     String chatId = chat();
     LedgerPositions positions = new LedgerPositions(mongo, 1, false);
-    CompletableFuture<OptionalLong> first = positions.queue(chatId, 2);
-    CompletableFuture<OptionalLong> second = positions.queue(chatId, 1);
+    CompletableFuture<OptionalLong> first = positions.queue(chatId, 2, Map.of());
+    CompletableFuture<OptionalLong> second = positions.queue(chatId, 1, Map.of());
     commands.clear();
 
     positions.start();
@@ -182,7 +184,7 @@ class LedgerPositionsTest {
     String b = chat();
     LedgerPositions positions = new LedgerPositions(mongo, LedgerPositions.KEPT, false);
     CompletableFuture<OptionalLong> a1 = positions.queue(a, 1, Map.of("usage.turns", 1L));
-    CompletableFuture<OptionalLong> b1 = positions.queue(b, 1);
+    CompletableFuture<OptionalLong> b1 = positions.queue(b, 1, Map.of());
     CompletableFuture<OptionalLong> a2 =
         positions.queue(a, 2, Map.of("usage.turns", 2L, "usage.promptTokens", 40L));
     commands.clear();

@@ -225,14 +225,15 @@ class AgentLoop {
 
   /**
    * Goes on from what a turn of this instance knew of the sub-agent, reading only the messages
-   * after that turn's answer: as a wake after the turn ended, or as the turn ends when a wake came
-   * during it ({@code ending}, the worker's hold forgotten by {@link Leases#done}). Results while
-   * calls are still pending call for nothing (as the sub-agent read would say too, whatever its
-   * status), and an ending turn is ended while nothing else came; results that call for a model
-   * turn have it taken while the sub-agent is still active, has just these messages, and is free,
-   * or, for an ending turn, still held here: the end of one turn and the take of the next are then
-   * one write. Anything else (a gap, a message from elsewhere, a limit reached, approvals, a write
-   * that misses) is left to the wake that reads the sub-agent, or the turn's usual end: false.
+   * after that turn's answer: as a wake after the turn ended, or as the turn ends when a message
+   * came (a wake during it, or its conditional end missed: {@code ending}, the worker's hold
+   * forgotten by {@link Leases#done}). Results while calls are still pending call for nothing (as
+   * the sub-agent read would say too, whatever its status), and an ending turn is ended while
+   * nothing else came; results that call for a model turn have it taken while the sub-agent is
+   * still active, has just these messages, and is free, or, for an ending turn, still held here:
+   * the end of one turn and the take of the next are then one write. Anything else (a gap, a
+   * message from elsewhere, a limit reached, approvals, a write that misses) is left to the wake
+   * that reads the sub-agent, or the turn's usual end: false.
    */
   private boolean goOnAsKnown(KnownConversations.Known what, boolean ending) {
     Optional<ConversationState> read = what.with(known.newer(what));
