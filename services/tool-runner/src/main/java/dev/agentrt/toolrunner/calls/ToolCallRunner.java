@@ -19,6 +19,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.opentelemetry.context.Context;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -177,7 +178,8 @@ class ToolCallRunner implements DisposableBean {
       givePermitBack();
       throw e;
     }
-    // On a worker: the claim completes on a writer's thread, which must not wait for a claim.
+    // On a worker, in the trace of the event that asked for the call: the claim completes on a
+    // writer's thread, which must not wait for a claim and has no trace of its own.
     return claim.handleAsync(
         (claimed, failure) -> {
           if (failure == null && claimed.isPresent()) {
@@ -191,7 +193,7 @@ class ToolCallRunner implements DisposableBean {
           }
           return false;
         },
-        executor);
+        Context.current().wrap(executor));
   }
 
   /** {@link #offer}, waiting for the claim. */

@@ -22,6 +22,7 @@ import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.events.Topics;
+import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
@@ -42,6 +43,12 @@ import dev.agentrt.toolrunner.tools.Toolbox;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -255,6 +262,33 @@ class ToolCallRunnerTest {
     awaitAnswered(first);
     more.forEach(ToolCallRunnerTest::awaitAnswered);
     assertThat(tool.executions).hasValue(4);
+  }
+
+  /**
+   * The listener's claim completes on another thread; the call runs in the trace of the event that
+   * asked for it all the same, and its tool message's event carries that trace on.
+   */
+  @Test
+  void aCallRunsInTheTraceOfTheEventThatAskedForIt() throws Exception {
+    SubAgent subAgent = stored(subAgent());
+    ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"));
+    SpanContext asking =
+        SpanContext.create(
+            "0af7651916cd43dd8448eb211c80319c",
+            "b7ad6b7169203331",
+            TraceFlags.getSampled(),
+            TraceState.getDefault());
+
+    try (Scope listener = Context.root().with(Span.wrap(asking)).makeCurrent()) {
+      assertThat(runner.offer(requested(call)).get(10, TimeUnit.SECONDS)).isTrue();
+    }
+    awaitAnswered(call);
+
+    assertThat(published.entries)
+        .singleElement()
+        .extracting(OutboxEntry::traceparent)
+        .asString()
+        .contains(asking.getTraceId());
   }
 
   @Test
