@@ -2,7 +2,6 @@ package dev.agentrt.systemtests;
 
 import dev.agentrt.localstack.ServiceProcess;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,6 +9,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The services' executable jars as child processes, on free ports, pointed at the Kafka and MongoDB
@@ -18,6 +20,11 @@ import java.util.Map;
 final class RunningServices implements AutoCloseable {
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+  /** The ports {@link #freePort} handed out, in this JVM: none twice. */
+  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+
+  private static final Random RANDOM = new Random();
   private static final Path REPO_ROOT = Path.of(System.getProperty("agentrt.repo.root", ".."));
 
   private final Map<String, ServiceProcess> processes = new LinkedHashMap<>();
@@ -114,11 +121,24 @@ final class RunningServices implements AutoCloseable {
     ServiceProcess.closeAll(processes.values());
   }
 
+  /**
+   * A port nothing listens on, from below the kernel's ephemeral range (32768–60999 on Linux), and
+   * not handed out here before. A port from {@code new ServerSocket(0)} is from that range, and
+   * until its service binds it, any outgoing connection (of the services starting meanwhile, to
+   * Kafka and MongoDB) may take it as its local port: the orchestrator once failed to start so.
+   */
   private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    for (int attempt = 0; attempt < 1_000; attempt++) {
+      int port = 20_000 + RANDOM.nextInt(12_000);
+      if (!HANDED_OUT.add(port)) {
+        continue;
+      }
+      try (ServerSocket socket = new ServerSocket(port)) {
+        return port;
+      } catch (IOException taken) {
+        // something listens there: try another
+      }
     }
+    throw new IllegalStateException("no free port between 20000 and 32000");
   }
 }
