@@ -33,7 +33,9 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -57,6 +59,10 @@ class PlanProgressTest {
   private static MongoTemplate mongo;
 
   private final List<ChatMessage> published = new CopyOnWriteArrayList<>();
+
+  /** The threads each test's finalizers write answers on: stopped before the next test clears. */
+  private final List<ExecutorService> writers = new CopyOnWriteArrayList<>();
+
   private Plans plans;
   private PlanProgress progress;
 
@@ -77,6 +83,19 @@ class PlanProgressTest {
     mongo.insert(new Chat(CHAT, "test", Instant.now()));
     plans = plans();
     progress = progress(plans);
+  }
+
+  /**
+   * Waits for the answers a test left being written (a plan it ended without waiting for its
+   * answer): written after the next test cleared the database, one would take a ledger position
+   * that test's events then collide with.
+   */
+  @AfterEach
+  void waitForAnswersBeingWritten() throws InterruptedException {
+    for (ExecutorService executor : writers) {
+      executor.shutdown();
+      assertThat(executor.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    }
   }
 
   @Test
@@ -333,6 +352,12 @@ class PlanProgressTest {
         new RunLedger(mongo));
   }
 
+  private ExecutorService answerWriters() {
+    ExecutorService executor = new CountingThreads().executor();
+    writers.add(executor);
+    return executor;
+  }
+
   private PlanProgress progress(Plans plans) {
     FinalAnswers answers =
         new FinalAnswers(
@@ -345,12 +370,6 @@ class PlanProgressTest {
             new UsageCounter(mongo),
             new RunLedger(mongo));
     return new PlanProgress(
-        mongo,
-        plans,
-        answers,
-        published::add,
-        new CountingThreads().executor(),
-        Duration.ofSeconds(10),
-        LEASES);
+        mongo, plans, answers, published::add, answerWriters(), Duration.ofSeconds(10), LEASES);
   }
 }
