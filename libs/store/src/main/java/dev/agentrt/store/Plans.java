@@ -8,9 +8,11 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
@@ -113,6 +115,23 @@ public final class Plans {
   public Optional<Plan> ofTask(String taskId) {
     return Optional.ofNullable(
         mongo.findOne(Query.query(Criteria.where("nodes.taskId").is(taskId)), Plan.class));
+  }
+
+  /** The plans whose nodes these tasks are, by task id; one read for all of them. */
+  public Map<String, Plan> ofTasks(Set<String> taskIds) {
+    if (taskIds.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, Plan> byTask = new HashMap<>();
+    for (Plan plan :
+        mongo.find(Query.query(Criteria.where("nodes.taskId").in(taskIds)), Plan.class)) {
+      for (PlanNode node : plan.nodes()) {
+        if (taskIds.contains(node.taskId())) {
+          byTask.put(node.taskId(), plan);
+        }
+      }
+    }
+    return byTask;
   }
 
   /** The chat's plans, oldest first. */

@@ -1,8 +1,9 @@
 package dev.agentrt.finalizer;
 
-import dev.agentrt.store.ChatMessage;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Projections;
+import dev.agentrt.store.Collections;
 import dev.agentrt.store.DelegationReplies;
-import dev.agentrt.store.Exists;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.Plan;
 import dev.agentrt.store.Plans;
@@ -13,15 +14,21 @@ import dev.agentrt.store.TaskEventIds;
 import dev.agentrt.store.TaskStatus;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
-import org.springframework.data.mongodb.core.query.Criteria;
-import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
@@ -34,6 +41,12 @@ import org.springframework.stereotype.Component;
  * no answer of that outcome, it is offered to {@link PendingAnswers} as the listener offers it. The
  * answer's id derives from the event's, so the event arriving later, a replay, or another finalizer
  * writes nothing more.
+ *
+ * <p>Nearly every ended task was answered, and a sweep looks at up to {@value #BATCH} of them every
+ * {@code sweep-interval}, over and over within the lookback: it reads what it needs for a whole
+ * batch at once (the conversations' last answers and failures, the re-routes, the plans, the
+ * callers' results, the chat's answers; five reads at most, however many tasks), not a few reads
+ * per task.
  */
 @Component
 @EnableConfigurationProperties(MissingAnswerProperties.class)
@@ -73,92 +86,184 @@ class MissingAnswerSweep {
       initialDelayString = "${agentrt.finalizer.missing-answers.sweep-interval:10s}")
   void sweep() {
     Instant now = clock.instant();
-    for (Task task : ended.next(now.minus(properties.lookback()), now.minus(properties.grace()))) {
+    List<Task> tasks = ended.next(now.minus(properties.lookback()), now.minus(properties.grace()));
+    if (tasks.isEmpty()) {
+      return;
+    }
+    List<TaskOutcome> unanswered;
+    try {
+      unanswered = unanswered(tasks);
+    } catch (RuntimeException e) {
+      log.warn("could not look at {} ended tasks, a later sweep does: {}", tasks.size(), e);
+      return;
+    }
+    for (TaskOutcome outcome : unanswered) {
       try {
-        Optional<TaskOutcome> outcome = outcomeOf(task);
-        if (outcome.isPresent() && !answered(task, outcome.get())) {
-          log.info("answering task {}: its outcome event was lost", task.id());
-          pending.offer(outcome.get());
-        }
+        log.info("answering task {}: its outcome event was lost", outcome.taskId());
+        pending.offer(outcome);
       } catch (RuntimeException e) {
-        log.warn("could not answer task {}, the next sweep tries again: {}", task.id(), e);
+        log.warn("could not answer task {}, a later sweep tries again: {}", outcome.taskId(), e);
       }
     }
   }
 
   /**
-   * Whether the chat has the outcome's answer; for a child task, whether its caller has its result;
-   * for a plan's node, whether its plan recorded its end; for a re-routed task, whether its
-   * fallback task exists (the answer is that task's).
+   * The outcomes of these tasks that were not carried out: the chat lacks the outcome's answer; for
+   * a child task, its caller lacks its result; for a plan's node, its plan did not record its end;
+   * a re-routed task is carried out by its fallback task's existence (the answer is that task's).
+   * The same few reads for the whole batch, whatever its size: a sweep's cost does not grow with
+   * the tasks that ended, nearly all of them answered.
    */
-  private boolean answered(Task task, TaskOutcome outcome) {
-    if (Exists.any(
-        mongo, Query.query(Criteria.where("_id").is(Task.rerouteId(task.id()))), Task.class)) {
-      return true;
+  List<TaskOutcome> unanswered(List<Task> tasks) {
+    List<Ended> outcomes = outcomesOf(tasks);
+    if (outcomes.isEmpty()) {
+      return List.of();
     }
-    Optional<Plan> plan = plans.ofTask(task.id());
-    if (plan.isPresent()) {
-      return plan.get().nodes().stream()
-          .anyMatch(n -> n.taskId().equals(task.id()) && n.status().ended());
+    Set<String> rerouted =
+        existing(Collections.TASKS, outcomes.stream().map(e -> Task.rerouteId(e.task().id())));
+    Map<String, Plan> plansOf =
+        plans.ofTasks(outcomes.stream().map(e -> e.task().id()).collect(Collectors.toSet()));
+    List<Ended> others =
+        outcomes.stream().filter(e -> !plansOf.containsKey(e.task().id())).toList();
+    Set<String> delivered =
+        existing(
+            Collections.SUB_AGENT_MESSAGES,
+            others.stream().map(Ended::reply).filter(Objects::nonNull));
+    Set<String> answered =
+        existing(
+            Collections.CHAT_MESSAGES,
+            others.stream().filter(e -> e.reply() == null).map(Ended::answer));
+    List<TaskOutcome> unanswered = new ArrayList<>();
+    for (Ended ended : outcomes) {
+      String id = ended.task().id();
+      Plan plan = plansOf.get(id);
+      boolean done =
+          rerouted.contains(Task.rerouteId(id))
+              || (plan != null
+                  ? plan.nodes().stream().anyMatch(n -> n.taskId().equals(id) && n.status().ended())
+                  : ended.reply() != null
+                      ? delivered.contains(ended.reply())
+                      : answered.contains(ended.answer()));
+      if (!done) {
+        unanswered.add(ended.outcome());
+      }
     }
-    if (task.delegation() != null) {
-      return Exists.any(
-          mongo,
-          Query.query(
-              Criteria.where("_id")
-                  .is(DelegationReplies.messageId(task.delegation().toolCallId()))),
-          SubAgentMessage.class);
+    return unanswered;
+  }
+
+  /** An ended task and the outcome its event told. */
+  private record Ended(Task task, TaskOutcome outcome) {
+
+    /** The id of the result a child task's caller gets; null for a task that is no child. */
+    @Nullable String reply() {
+      return task.delegation() == null
+          ? null
+          : DelegationReplies.messageId(task.delegation().toolCallId());
     }
-    return Exists.any(
-        mongo,
-        Query.query(Criteria.where("_id").is(FinalAnswers.idOf(outcome))),
-        ChatMessage.class);
+
+    /** The id of the outcome's answer in the chat. */
+    String answer() {
+      return FinalAnswers.idOf(outcome);
+    }
+  }
+
+  /** Which of these ids a document of the collection has; one read, of the ids only. */
+  private Set<String> existing(String collection, Stream<String> ids) {
+    List<String> wanted = ids.toList();
+    if (wanted.isEmpty()) {
+      return Set.of();
+    }
+    Set<String> found = new HashSet<>();
+    mongo
+        .getCollection(collection)
+        .find(Filters.in("_id", wanted))
+        .projection(Projections.include("_id"))
+        .forEach(d -> found.add(String.valueOf(d.get("_id"))));
+    return found;
   }
 
   /**
-   * The outcome its event told, with the event's id: empty when what the event was derived from is
-   * not stored.
+   * The outcome each task's event told, with the event's id, in the tasks' order; a task is left
+   * out when what its event was derived from is not stored. One read of the conversations' last
+   * answers and failures for the whole batch.
    */
-  Optional<TaskOutcome> outcomeOf(Task task) {
-    return switch (task.status()) {
-      case cancelled ->
-          Optional.of(
-              new TaskOutcome.Failed(
-                  TaskEventIds.cancelled(task.id()), task.id(), task.chatId(), CANCELLED));
-      case failed ->
+  private List<Ended> outcomesOf(List<Task> tasks) {
+    Map<String, Map<String, String>> lastByRole = lastMessages(tasks);
+    List<Ended> outcomes = new ArrayList<>();
+    for (Task task : tasks) {
+      Map<String, String> last =
           task.subAgentId() == null
-              ? Optional.of(failed(task, TaskEventIds.unknownAgent(task.id())))
-              : last(task, SubAgentMessage.SYSTEM)
-                  .filter(m -> !m.id().equals(Ids.derived(task.id(), "system-prompt")))
-                  .map(failure -> failed(task, TaskEventIds.failed(failure.id())));
-      case success ->
-          last(task, SubAgentMessage.ASSISTANT)
-              .map(
-                  answer ->
-                      new TaskOutcome.Succeeded(
-                          TaskEventIds.completed(answer.id()),
-                          task.id(),
-                          task.chatId(),
-                          task.result() == null ? "" : task.result()));
-      default -> Optional.empty();
-    };
+              ? Map.of()
+              : lastByRole.getOrDefault(task.subAgentId(), Map.of());
+      Optional<TaskOutcome> outcome =
+          switch (task.status()) {
+            case cancelled ->
+                Optional.of(
+                    new TaskOutcome.Failed(
+                        TaskEventIds.cancelled(task.id()), task.id(), task.chatId(), CANCELLED));
+            case failed ->
+                task.subAgentId() == null
+                    ? Optional.of(failed(task, TaskEventIds.unknownAgent(task.id())))
+                    : Optional.ofNullable(last.get(SubAgentMessage.SYSTEM))
+                        .filter(id -> !id.equals(Ids.derived(task.id(), "system-prompt")))
+                        .map(id -> failed(task, TaskEventIds.failed(id)));
+            case success ->
+                Optional.ofNullable(last.get(SubAgentMessage.ASSISTANT))
+                    .map(
+                        id ->
+                            new TaskOutcome.Succeeded(
+                                TaskEventIds.completed(id),
+                                task.id(),
+                                task.chatId(),
+                                task.result() == null ? "" : task.result()));
+            default -> Optional.empty();
+          };
+      outcome.ifPresent(o -> outcomes.add(new Ended(task, o)));
+    }
+    return outcomes;
+  }
+
+  /**
+   * The id of the last system and of the last assistant message of each conversation of these tasks
+   * that ended with a sub-agent ({@code subAgentId → role → id}), from one read of those messages'
+   * ids, roles and places.
+   */
+  private Map<String, Map<String, String>> lastMessages(List<Task> tasks) {
+    List<String> subAgents =
+        tasks.stream()
+            .filter(t -> t.status() == TaskStatus.success || t.status() == TaskStatus.failed)
+            .map(Task::subAgentId)
+            .filter(Objects::nonNull)
+            .toList();
+    if (subAgents.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, Map<String, String>> last = new HashMap<>();
+    Map<String, Long> lastSeq = new HashMap<>();
+    mongo
+        .getCollection(Collections.SUB_AGENT_MESSAGES)
+        .find(
+            Filters.and(
+                Filters.in("subAgentId", subAgents),
+                Filters.in("role", SubAgentMessage.SYSTEM, SubAgentMessage.ASSISTANT)))
+        .projection(Projections.include("_id", "subAgentId", "role", "seq"))
+        .forEach(
+            m -> {
+              String subAgent = m.getString("subAgentId");
+              String role = m.getString("role");
+              long seq = ((Number) m.get("seq")).longValue();
+              String key = subAgent + "/" + role;
+              if (seq >= lastSeq.getOrDefault(key, Long.MIN_VALUE)) {
+                lastSeq.put(key, seq);
+                last.computeIfAbsent(subAgent, s -> new HashMap<>())
+                    .put(role, String.valueOf(m.get("_id")));
+              }
+            });
+    return last;
   }
 
   private static TaskOutcome failed(Task task, String eventId) {
     return new TaskOutcome.Failed(
         eventId, task.id(), task.chatId(), task.error() == null ? "" : task.error());
-  }
-
-  /** The last message with this role in the conversation of the task's sub-agent. */
-  private Optional<SubAgentMessage> last(Task task, String role) {
-    if (task.subAgentId() == null) {
-      return Optional.empty();
-    }
-    return Optional.ofNullable(
-        mongo.findOne(
-            Query.query(Criteria.where("subAgentId").is(task.subAgentId()).and("role").is(role))
-                .with(Sort.by(Sort.Direction.DESC, "seq"))
-                .limit(1),
-            SubAgentMessage.class));
   }
 }

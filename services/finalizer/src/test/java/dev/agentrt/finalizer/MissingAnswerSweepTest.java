@@ -10,8 +10,13 @@ import dev.agentrt.model.ModelRequest;
 import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Collections;
+import dev.agentrt.store.DelegationReplies;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.LeaseProperties;
+import dev.agentrt.store.Plan;
+import dev.agentrt.store.PlanNode;
+import dev.agentrt.store.PlanNodeStatus;
 import dev.agentrt.store.Plans;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentMessage;
@@ -20,6 +25,7 @@ import dev.agentrt.store.TaskStatus;
 import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.CountingThreads;
 import dev.agentrt.testing.InMemoryMongo;
+import dev.agentrt.testing.MongoCommands;
 import dev.agentrt.testing.ScriptedModel;
 import dev.agentrt.testing.UnreachableBroker;
 import java.time.Duration;
@@ -36,6 +42,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
 
 /**
  * The sweep that answers ended tasks whose outcome event was lost, on a real MongoDB-protocol
@@ -46,6 +53,8 @@ class MissingAnswerSweepTest {
 
   private static final String CHAT = "chat-1";
 
+  private static final MongoCommands COMMANDS = new MongoCommands();
+
   private static InMemoryMongo database;
   private static MongoTemplate mongo;
 
@@ -55,7 +64,7 @@ class MissingAnswerSweepTest {
 
   @BeforeAll
   static void startMongo() {
-    database = InMemoryMongo.start();
+    database = InMemoryMongo.start(COMMANDS);
     mongo = database.template();
   }
 
@@ -159,6 +168,83 @@ class MissingAnswerSweepTest {
             });
   }
 
+  /**
+   * Nearly every ended task was answered, and the sweep looks at them again and again within its
+   * lookback: a batch of them costs the same few reads, not a few per task. Each conversation's
+   * last answer is the one whose event counts (an earlier one asked for tools).
+   */
+  @Test
+  void aBatchOfAnsweredTasksCostsTheSweepTheSameFewReadsWhateverItsSize() {
+    for (int i = 0; i < 30; i++) {
+      Task task = endedTask(TaskStatus.success, "sub-" + i, "The result.", null, minutesAgo(1));
+      message(task, 3, SubAgentMessage.ASSISTANT);
+      SubAgentMessage last = message(task, 5, SubAgentMessage.ASSISTANT);
+      chatAnswer(task, answerId(Ids.derived(last.id(), "completed")));
+    }
+    COMMANDS.clear();
+
+    sweep.sweep();
+
+    assertThat(COMMANDS.from(thread -> true))
+        .containsExactly(
+            "find " + Collections.TASKS, // the batch
+            "find " + Collections.SUB_AGENT_MESSAGES, // the conversations' last answers
+            "find " + Collections.TASKS, // their re-routes
+            "find " + Collections.PLANS,
+            "find " + Collections.CHAT_MESSAGES); // the answers
+    assertThat(mongo.findAll(PendingAnswer.class)).isEmpty();
+    assertThat(modelCalls).isEmpty();
+  }
+
+  /**
+   * A child task whose caller has its result, a plan's node whose end its plan recorded and a task
+   * re-routed to its fallback are carried out without an answer of their own; the same kinds
+   * without it are not.
+   */
+  @Test
+  void eachKindOfTaskIsLookedForWhereItsOutcomeGoes() {
+    Task child = childTask("sub-c1", "call-1");
+    message(
+        DelegationReplies.messageId("call-1"),
+        "parent-sub",
+        "parent-task",
+        9,
+        SubAgentMessage.TOOL,
+        Instant.now());
+    Task childNotDelivered = childTask("sub-c2", "call-2");
+    String planId = Ids.derived("message-plan", "plan");
+    mongo.insert(
+        Plan.start(
+            planId,
+            CHAT,
+            "message-plan",
+            "Research two things",
+            null,
+            List.of(
+                PlanNode.pending(planId, "a", "researcher", "Research Kafka", List.of()),
+                PlanNode.pending(planId, "b", "researcher", "Research Redis", List.of())),
+            Instant.now()));
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(planId)),
+        new Update()
+            .set("nodes.0.status", PlanNodeStatus.success)
+            .set("nodes.1.status", PlanNodeStatus.running),
+        Plan.class);
+    Task nodeRecorded = nodeTask(Plans.taskId(planId, "a"), "sub-a");
+    Task nodeNotRecorded = nodeTask(Plans.taskId(planId, "b"), "sub-b");
+    Task rerouted = endedTask(TaskStatus.cancelled, null, null, null, minutesAgo(1));
+    storedTask(Task.rerouteId(rerouted.id()), TaskStatus.created, null, null, null, Instant.now());
+    Task unanswered = endedTask(TaskStatus.cancelled, null, null, null, minutesAgo(1));
+
+    List<TaskOutcome> offered =
+        sweep.unanswered(
+            List.of(child, childNotDelivered, nodeRecorded, nodeNotRecorded, rerouted, unanswered));
+
+    assertThat(offered)
+        .extracting(TaskOutcome::taskId)
+        .containsExactly(childNotDelivered.id(), nodeNotRecorded.id(), unanswered.id());
+  }
+
   @Test
   void aTaskEndedWithinItsGraceOrLongerAgoThanTheLookbackIsLeftAlone() {
     Task justEnded = endedTask(TaskStatus.cancelled, null, null, null, Instant.now());
@@ -202,7 +288,16 @@ class MissingAnswerSweepTest {
       @Nullable String result,
       @Nullable String error,
       Instant at) {
-    String id = Ids.fresh();
+    return storedTask(Ids.fresh(), status, subAgentId, result, error, at);
+  }
+
+  private static Task storedTask(
+      String id,
+      TaskStatus status,
+      @Nullable String subAgentId,
+      @Nullable String result,
+      @Nullable String error,
+      Instant at) {
     return mongo.insert(
         new Task(
             id,
@@ -224,19 +319,51 @@ class MissingAnswerSweepTest {
   }
 
   private static SubAgentMessage message(Task task, long seq, String role, String id) {
+    return message(id, task.subAgentId(), task.id(), seq, role, task.updatedAt());
+  }
+
+  private static SubAgentMessage message(
+      String id, String subAgentId, String taskId, long seq, String role, Instant at) {
     return mongo.insert(
         new SubAgentMessage(
+            id, subAgentId, taskId, CHAT, seq, role, "words", List.of(), null, at, List.of()));
+  }
+
+  /** A child task that succeeded, started by a parent's {@code message_agent} call. */
+  private static Task childTask(String subAgentId, String toolCallId) {
+    Task task = endedTask(TaskStatus.success, subAgentId, "Done.", null, minutesAgo(1));
+    message(task, 2, SubAgentMessage.ASSISTANT);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(task.id())),
+        new Update()
+            .set(
+                "delegation",
+                new Task.Delegation(
+                    "parent-task", "parent-sub", "parent-task", 1, toolCallId, "model-call", null)),
+        Task.class);
+    return mongo.findById(task.id(), Task.class);
+  }
+
+  /** A plan node's task that succeeded. */
+  private static Task nodeTask(String id, String subAgentId) {
+    Task task = storedTask(id, TaskStatus.success, subAgentId, "Done.", null, minutesAgo(1));
+    message(task, 2, SubAgentMessage.ASSISTANT);
+    return task;
+  }
+
+  private static void chatAnswer(Task task, String id) {
+    mongo.insert(
+        new ChatMessage(
             id,
-            task.subAgentId(),
-            task.id(),
             CHAT,
-            seq,
-            role,
-            "words",
-            List.of(),
+            ChatMessage.ASSISTANT,
+            "The answer.",
+            task.id(),
             null,
-            task.updatedAt(),
-            List.of()));
+            null,
+            Instant.now(),
+            List.of(),
+            null));
   }
 
   private static List<ChatMessage> answersTo(Task task) {
