@@ -113,8 +113,7 @@ public final class Plans {
 
   /** The plan whose node the task is, if it is one. */
   public Optional<Plan> ofTask(String taskId) {
-    return Optional.ofNullable(
-        mongo.findOne(Query.query(Criteria.where("nodes.taskId").is(taskId)), Plan.class));
+    return Optional.ofNullable(ofTasks(Set.of(taskId)).get(taskId));
   }
 
   /** The plans whose nodes these tasks are, by task id; one read for all of them. */

@@ -4,6 +4,7 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.DelegationReplies;
+import dev.agentrt.store.Exists;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.Plan;
 import dev.agentrt.store.Plans;
@@ -16,14 +17,14 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
+import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,9 +88,6 @@ class MissingAnswerSweep {
   void sweep() {
     Instant now = clock.instant();
     List<Task> tasks = ended.next(now.minus(properties.lookback()), now.minus(properties.grace()));
-    if (tasks.isEmpty()) {
-      return;
-    }
     List<TaskOutcome> unanswered;
     try {
       unanswered = unanswered(tasks);
@@ -120,19 +118,24 @@ class MissingAnswerSweep {
       return List.of();
     }
     Set<String> rerouted =
-        existing(Collections.TASKS, outcomes.stream().map(e -> Task.rerouteId(e.task().id())));
+        Exists.among(
+            mongo,
+            Collections.TASKS,
+            outcomes.stream().map(e -> Task.rerouteId(e.task().id())).toList());
     Map<String, Plan> plansOf =
         plans.ofTasks(outcomes.stream().map(e -> e.task().id()).collect(Collectors.toSet()));
     List<Ended> others =
         outcomes.stream().filter(e -> !plansOf.containsKey(e.task().id())).toList();
     Set<String> delivered =
-        existing(
+        Exists.among(
+            mongo,
             Collections.SUB_AGENT_MESSAGES,
-            others.stream().map(Ended::reply).filter(Objects::nonNull));
+            others.stream().map(Ended::reply).filter(Objects::nonNull).toList());
     Set<String> answered =
-        existing(
+        Exists.among(
+            mongo,
             Collections.CHAT_MESSAGES,
-            others.stream().filter(e -> e.reply() == null).map(Ended::answer));
+            others.stream().filter(e -> e.reply() == null).map(Ended::answer).toList());
     List<TaskOutcome> unanswered = new ArrayList<>();
     for (Ended ended : outcomes) {
       String id = ended.task().id();
@@ -167,34 +170,19 @@ class MissingAnswerSweep {
     }
   }
 
-  /** Which of these ids a document of the collection has; one read, of the ids only. */
-  private Set<String> existing(String collection, Stream<String> ids) {
-    List<String> wanted = ids.toList();
-    if (wanted.isEmpty()) {
-      return Set.of();
-    }
-    Set<String> found = new HashSet<>();
-    mongo
-        .getCollection(collection)
-        .find(Filters.in("_id", wanted))
-        .projection(Projections.include("_id"))
-        .forEach(d -> found.add(String.valueOf(d.get("_id"))));
-    return found;
-  }
-
   /**
    * The outcome each task's event told, with the event's id, in the tasks' order; a task is left
    * out when what its event was derived from is not stored. One read of the conversations' last
    * answers and failures for the whole batch.
    */
   private List<Ended> outcomesOf(List<Task> tasks) {
-    Map<String, Map<String, String>> lastByRole = lastMessages(tasks);
+    Map<String, Document> last = lastMessages(tasks);
     List<Ended> outcomes = new ArrayList<>();
     for (Task task : tasks) {
-      Map<String, String> last =
-          task.subAgentId() == null
-              ? Map.of()
-              : lastByRole.getOrDefault(task.subAgentId(), Map.of());
+      Function<String, Optional<String>> lastId =
+          role ->
+              Optional.ofNullable(last.get(key(task.subAgentId(), role)))
+                  .map(m -> String.valueOf(m.get("_id")));
       Optional<TaskOutcome> outcome =
           switch (task.status()) {
             case cancelled ->
@@ -204,11 +192,13 @@ class MissingAnswerSweep {
             case failed ->
                 task.subAgentId() == null
                     ? Optional.of(failed(task, TaskEventIds.unknownAgent(task.id())))
-                    : Optional.ofNullable(last.get(SubAgentMessage.SYSTEM))
+                    : lastId
+                        .apply(SubAgentMessage.SYSTEM)
                         .filter(id -> !id.equals(Ids.derived(task.id(), "system-prompt")))
                         .map(id -> failed(task, TaskEventIds.failed(id)));
             case success ->
-                Optional.ofNullable(last.get(SubAgentMessage.ASSISTANT))
+                lastId
+                    .apply(SubAgentMessage.ASSISTANT)
                     .map(
                         id ->
                             new TaskOutcome.Succeeded(
@@ -224,22 +214,20 @@ class MissingAnswerSweep {
   }
 
   /**
-   * The id of the last system and of the last assistant message of each conversation of these tasks
-   * that ended with a sub-agent ({@code subAgentId → role → id}), from one read of those messages'
-   * ids, roles and places.
+   * The last system and the last assistant message of each conversation of these tasks that ended
+   * with a sub-agent, by {@link #key}: one read of those messages' ids, roles and places.
    */
-  private Map<String, Map<String, String>> lastMessages(List<Task> tasks) {
+  private Map<String, Document> lastMessages(List<Task> tasks) {
     List<String> subAgents =
         tasks.stream()
             .filter(t -> t.status() == TaskStatus.success || t.status() == TaskStatus.failed)
             .map(Task::subAgentId)
             .filter(Objects::nonNull)
             .toList();
+    Map<String, Document> last = new HashMap<>();
     if (subAgents.isEmpty()) {
-      return Map.of();
+      return last;
     }
-    Map<String, Map<String, String>> last = new HashMap<>();
-    Map<String, Long> lastSeq = new HashMap<>();
     mongo
         .getCollection(Collections.SUB_AGENT_MESSAGES)
         .find(
@@ -248,18 +236,20 @@ class MissingAnswerSweep {
                 Filters.in("role", SubAgentMessage.SYSTEM, SubAgentMessage.ASSISTANT)))
         .projection(Projections.include("_id", "subAgentId", "role", "seq"))
         .forEach(
-            m -> {
-              String subAgent = m.getString("subAgentId");
-              String role = m.getString("role");
-              long seq = ((Number) m.get("seq")).longValue();
-              String key = subAgent + "/" + role;
-              if (seq >= lastSeq.getOrDefault(key, Long.MIN_VALUE)) {
-                lastSeq.put(key, seq);
-                last.computeIfAbsent(subAgent, s -> new HashMap<>())
-                    .put(role, String.valueOf(m.get("_id")));
-              }
-            });
+            m ->
+                last.merge(
+                    key(m.getString("subAgentId"), m.getString("role")),
+                    m,
+                    (a, b) -> seq(a) >= seq(b) ? a : b));
     return last;
+  }
+
+  private static String key(String subAgentId, String role) {
+    return subAgentId + "/" + role;
+  }
+
+  private static long seq(Document message) {
+    return ((Number) message.get("seq")).longValue();
   }
 
   private static TaskOutcome failed(Task task, String eventId) {
