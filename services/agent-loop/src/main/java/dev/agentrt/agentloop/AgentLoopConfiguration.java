@@ -59,7 +59,8 @@ class AgentLoopConfiguration {
       Leases turnLeases,
       RunLedger ledger,
       ObservationRegistry observations,
-      ConfigVersion config) {
+      ConfigVersion config,
+      AgentLoopProperties properties) {
     return new AgentLoop(
         mongo,
         conversations,
@@ -72,6 +73,7 @@ class AgentLoopConfiguration {
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("turn-", 0).factory()),
         ledger,
         observations,
-        config);
+        config,
+        properties.startShownAfter());
   }
 }

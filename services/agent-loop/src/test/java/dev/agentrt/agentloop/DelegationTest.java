@@ -159,7 +159,8 @@ class DelegationTest {
             Executors.newVirtualThreadPerTaskExecutor(),
             ledger,
             ObservationRegistry.NOOP,
-            AgentLoopTest.CONFIG);
+            AgentLoopTest.CONFIG,
+            AgentLoopTest.PROPERTIES.startShownAfter());
     analyst = startSubAgent("analyst", null);
   }
 
