@@ -14,14 +14,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The start event of a step that may end at once: a model turn, a tool call. A step that ends
- * within {@code shownAfter} has its start recorded with its end ({@link #withEnd}): one take of
- * positions in the chat's ledger for both, one insert command, and nothing written before the step
- * begins its work. A slower step has its start recorded on its own once that time has passed, on a
- * thread of its own ({@link #now}), so a person watching sees it start while it runs; its end then
- * follows it. Either way the start comes before its end in the ledger, and is there once. Like
- * every event it is stamped with the moment it is recorded: the end's {@code latencyMs} says how
- * long the step took.
+ * The start event of a step that may end at once: a model turn, a tool call. A step whose work ends
+ * within {@code shownAfter} ({@link #ended}) has its start recorded with its end ({@link
+ * #withEnd}): one take of positions in the chat's ledger for both, one insert command, and nothing
+ * written before the step begins its work. A slower step has its start recorded on its own once
+ * that time has passed, on a thread of its own ({@link #now}), so a person watching sees it start
+ * while it runs; its end then follows it. Either way the start comes before its end in the ledger,
+ * and is there once. Like every event it is stamped with the moment it is recorded: the end's
+ * {@code latencyMs} says how long the step took.
  */
 public final class DeferredStart {
 
@@ -76,6 +76,18 @@ public final class DeferredStart {
       } finally {
         recorded.complete(null);
       }
+    }
+  }
+
+  /**
+   * The step's work is done (the model answered, the tool returned) and its end is recorded next
+   * ({@link #withEnd}): the start is no longer shown on its own, however long writing what the step
+   * did takes. A start already being shown stays so.
+   */
+  public void ended() {
+    ScheduledFuture<?> pending = timer;
+    if (pending != null) {
+      pending.cancel(false);
     }
   }
 

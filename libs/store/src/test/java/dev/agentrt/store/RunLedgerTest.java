@@ -306,6 +306,30 @@ class RunLedgerTest {
     }
   }
 
+  /**
+   * A step whose work ended in time has its start recorded with its end however long what comes
+   * between takes: its timer no longer fires.
+   */
+  @Test
+  void aStepThatEndedInTimeIsNotShownOnItsOwnWhileItsEndIsWritten() {
+    String chatId = chat();
+    Duration shownAfter = Duration.ofSeconds(1);
+    DeferredStart start =
+        DeferredStart.of(ledger, chatId, step("start", RunEvent.STEP_START), shownAfter);
+
+    start.ended();
+
+    await()
+        .during(shownAfter.plusMillis(500))
+        .atMost(shownAfter.plusSeconds(5))
+        .until(() -> ledger.after(chatId, 0, 10).isEmpty());
+    start.withEnd(List.of(step("end", RunEvent.STEP_END)), Map.of());
+    assertThat(ledger.after(chatId, 0, 10))
+        .extracting(RunEvent::type)
+        .containsExactly(RunEvent.STEP_START, RunEvent.STEP_END);
+    assertThat(takes(chatId)).containsExactly(2);
+  }
+
   /** A dropped start is not recorded, neither by its timer nor by anyone asking for it later. */
   @Test
   void aDroppedStartIsNotRecorded() {

@@ -491,6 +491,7 @@ class AgentLoop {
               startShownAfter);
       long started = System.nanoTime();
       reply = model.call(request.request());
+      start.ended();
       latencyMs = (System.nanoTime() - started) / 1_000_000;
     } catch (RuntimeException e) {
       if (Thread.interrupted()) {

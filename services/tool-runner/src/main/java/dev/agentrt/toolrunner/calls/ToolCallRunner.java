@@ -409,6 +409,7 @@ class ToolCallRunner implements DisposableBean {
       unfinished(call, failure); // its start is shown when its timer fires
       return;
     }
+    start.ended();
     recordAndAnswer(
         call, outcome, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), start);
   }
