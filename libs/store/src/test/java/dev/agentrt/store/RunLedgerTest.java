@@ -2,15 +2,12 @@ package dev.agentrt.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.tuple;
-import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -19,16 +16,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.IntStream;
-import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
-/**
- * The run-event ledger on a real MongoDB-protocol server, and a step's start recorded with its end
- * or on its own ({@link DeferredStart}).
- */
+/** The run-event ledger on a real MongoDB-protocol server. */
 class RunLedgerTest {
 
   private static MongoServer server;
@@ -260,125 +253,5 @@ class RunLedgerTest {
         .endsWith("…");
     assertThat(RunLedger.excerpt("short")).isEqualTo("short");
     assertThatThrownBy(() -> RunLedger.data("lonely")).isInstanceOf(IllegalArgumentException.class);
-  }
-
-  /**
-   * A step that ends before its start is shown: both in one take of two positions, the start first,
-   * the counts added once in that take.
-   */
-  @Test
-  void aQuickStepsStartIsRecordedWithItsEndInOneTake() {
-    String chatId = chat();
-    DeferredStart start =
-        DeferredStart.of(ledger, chatId, step("start", RunEvent.STEP_START), Duration.ofMinutes(1));
-    assertThat(ledger.after(chatId, 0, 10)).as("nothing before the step ends").isEmpty();
-
-    start.withEnd(List.of(step("end", RunEvent.STEP_END)), Map.of("usage.tokens", 7L));
-
-    assertThat(ledger.after(chatId, 0, 10))
-        .extracting(RunEvent::type, RunEvent::seq)
-        .containsExactly(tuple(RunEvent.STEP_START, 1L), tuple(RunEvent.STEP_END, 2L));
-    assertThat(takes(chatId)).as("one take of both").containsExactly(2);
-    assertThat(chatDocument(chatId).get("usage", Document.class).get("tokens")).isEqualTo(7L);
-  }
-
-  /**
-   * A step still running after {@code shownAfter} (0: at once) has its start recorded on its own
-   * while it runs; its end follows in a take of its own.
-   */
-  @Test
-  void aSlowStepsStartIsShownWhileItRunsAndItsEndFollows() {
-    for (Duration shownAfter : List.of(Duration.ofMillis(20), Duration.ZERO)) {
-      String chatId = chat();
-
-      DeferredStart start =
-          DeferredStart.of(ledger, chatId, step("start", RunEvent.STEP_START), shownAfter);
-
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(() -> ledger.after(chatId, 0, 10), events -> events.size() == 1);
-      start.withEnd(List.of(step("end", RunEvent.STEP_END)), Map.of());
-      assertThat(ledger.after(chatId, 0, 10))
-          .as("shown after %s", shownAfter)
-          .extracting(RunEvent::type, RunEvent::seq)
-          .containsExactly(tuple(RunEvent.STEP_START, 1L), tuple(RunEvent.STEP_END, 2L));
-      assertThat(takes(chatId)).containsExactly(1, 1);
-    }
-  }
-
-  /**
-   * A step whose work ended in time has its start recorded with its end however long what comes
-   * between takes: its timer no longer fires.
-   */
-  @Test
-  void aStepThatEndedInTimeIsNotShownOnItsOwnWhileItsEndIsWritten() {
-    String chatId = chat();
-    Duration shownAfter = Duration.ofSeconds(1);
-    DeferredStart start =
-        DeferredStart.of(ledger, chatId, step("start", RunEvent.STEP_START), shownAfter);
-
-    start.ended();
-
-    await()
-        .during(shownAfter.plusMillis(500))
-        .atMost(shownAfter.plusSeconds(5))
-        .until(() -> ledger.after(chatId, 0, 10).isEmpty());
-    start.withEnd(List.of(step("end", RunEvent.STEP_END)), Map.of());
-    assertThat(ledger.after(chatId, 0, 10))
-        .extracting(RunEvent::type)
-        .containsExactly(RunEvent.STEP_START, RunEvent.STEP_END);
-    assertThat(takes(chatId)).containsExactly(2);
-  }
-
-  /** A dropped start is not recorded, neither by its timer nor by anyone asking for it later. */
-  @Test
-  void aDroppedStartIsNotRecorded() {
-    String chatId = chat();
-    DeferredStart start =
-        DeferredStart.of(ledger, chatId, step("start", RunEvent.STEP_START), Duration.ofMinutes(1));
-
-    start.drop();
-    start.now();
-
-    assertThat(ledger.after(chatId, 0, 10)).isEmpty();
-    assertThat(takes(chatId)).isEmpty();
-  }
-
-  /** A start asked for twice, by its timer and by its step, is recorded once. */
-  @Test
-  void aStartIsRecordedOnce() {
-    String chatId = chat();
-    DeferredStart start =
-        DeferredStart.of(ledger, chatId, step("start", RunEvent.STEP_START), Duration.ofMinutes(1));
-
-    start.now();
-    start.now();
-    start.withEnd(List.of(step("end", RunEvent.STEP_END)), Map.of());
-
-    assertThat(ledger.after(chatId, 0, 10))
-        .extracting(RunEvent::type)
-        .containsExactly(RunEvent.STEP_START, RunEvent.STEP_END);
-    assertThat(takes(chatId)).containsExactly(1, 1);
-  }
-
-  private static String chat() {
-    return mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH)).id();
-  }
-
-  private static RunLedger.Step step(String key, String type) {
-    return new RunLedger.Step(key, type, "t", "s", "researcher", RunLedger.data());
-  }
-
-  private static Document chatDocument(String chatId) {
-    return mongo.getCollection(Collections.CHATS).find(new Document("_id", chatId)).first();
-  }
-
-  /** The counts of the chat's takes of positions, oldest first. */
-  private static List<Integer> takes(String chatId) {
-    return chatDocument(chatId)
-        .getList(LedgerPositions.TAKES_FIELD, Document.class, List.of())
-        .stream()
-        .map(take -> ((Number) take.get("n")).intValue())
-        .toList();
   }
 }

@@ -13,7 +13,6 @@ import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.ConfigVersion;
-import dev.agentrt.store.DeferredStart;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
@@ -100,7 +99,6 @@ class AgentLoop {
   private final ToolDefinitions tools;
   private final TurnRequests turnRequests;
   private final KnownConversations known;
-  private final Duration startShownAfter;
   private final Clock clock = Clock.systemUTC();
 
   /**
@@ -135,8 +133,7 @@ class AgentLoop {
       ExecutorService workers,
       RunLedger ledger,
       ObservationRegistry observations,
-      ConfigVersion config,
-      Duration startShownAfter) {
+      ConfigVersion config) {
     this.observations = observations;
     this.mongo = mongo;
     this.conversations = conversations;
@@ -151,7 +148,6 @@ class AgentLoop {
     this.tools = new ToolDefinitions(mongo);
     this.turnRequests = new TurnRequests(agents, tools, config);
     this.known = new KnownConversations(conversations);
-    this.startShownAfter = startShownAfter;
   }
 
   /**
@@ -475,23 +471,16 @@ class AgentLoop {
     TurnRequests.Turn request;
     ModelReply reply;
     long latencyMs;
-    DeferredStart start = null;
     try {
       modelName = modelFor(subAgent, agent);
       request = turnRequests.of(agent, conversation.messages(), modelName);
-      start =
-          DeferredStart.of(
-              ledger,
-              subAgent.chatId(),
-              RunLedger.Step.of(
-                  subAgent,
-                  "step_start/" + id + "/" + seq,
-                  RunEvent.STEP_START,
-                  RunLedger.data("step", step, "turn", turn, "stepId", stepId, "model", modelName)),
-              startShownAfter);
+      ledger.append(
+          subAgent,
+          "step_start/" + id + "/" + seq,
+          RunEvent.STEP_START,
+          RunLedger.data("step", step, "turn", turn, "stepId", stepId, "model", modelName));
       long started = System.nanoTime();
       reply = model.call(request.request());
-      start.ended();
       latencyMs = (System.nanoTime() - started) / 1_000_000;
     } catch (RuntimeException e) {
       if (Thread.interrupted()) {
@@ -500,16 +489,8 @@ class AgentLoop {
                 + " the service stopping); it stores nothing",
             seq,
             id);
-        if (start != null) {
-          start.drop();
-        }
         turns.release(id);
-        return;
-      }
-      if (start != null) {
-        start.now(); // before the error the failure records
-      }
-      if (e instanceof ModelException failure) {
+      } else if (e instanceof ModelException failure) {
         Query end = turns.done(id);
         recorder.fail(subAgent, seq, "model_error", failure.getMessage());
         mongo.updateFirst(end, new Update().unset("turn"), SubAgent.class);
@@ -524,7 +505,6 @@ class AgentLoop {
     Query end = turns.done(id);
     if (Thread.interrupted()) {
       log.info("turn {} of sub-agent {} was stopped as the model answered; dropped", seq, id);
-      start.drop();
       turns.release(id);
       return;
     }
@@ -543,14 +523,12 @@ class AgentLoop {
         log.info(
             "sub-agent {} stopped (cancelled, or failed by a limit) during its turn; the answer is dropped",
             id);
-        start.drop();
         mongo.updateFirst(end, new Update().unset("turn"), SubAgent.class);
         return;
       }
       SubAgentMessage answer = stored.get().answer();
       List<String> problems = schemaProblems(agent, answer);
-      recordStepEnd(
-          subAgent, start, step, turn, modelName, reply, stored.get(), latencyMs, problems);
+      recordStepEnd(subAgent, step, turn, modelName, reply, stored.get(), latencyMs, problems);
       if (withinBudget(subAgent, conversation, run, stored.get())) {
         settle(subAgent, agent, conversation, answer, problems);
         if (TurnOutcome.of(answer) instanceof TurnOutcome.ToolCalls) {
@@ -561,7 +539,6 @@ class AgentLoop {
     } catch (RuntimeException e) {
       Thread.interrupted(); // not to fail the write that lets go of the turn as well
       log.error("turn {} of sub-agent {} failed; the next sweep finishes it", seq, id, e);
-      start.now();
       turns.release(id);
     }
   }
@@ -610,13 +587,12 @@ class AgentLoop {
   }
 
   /**
-   * Records the end of the step whose answer is stored, after its start, and adds the answer's
-   * tokens to the chat's usage in the same write of the chat when it inserted the answer; {@code
-   * validationOk} only for a final answer checked against the agent's output schema.
+   * Records the end of the step whose answer is stored, and adds the answer's tokens to the chat's
+   * usage in the same write of the chat when it inserted the answer; {@code validationOk} only for
+   * a final answer checked against the agent's output schema.
    */
   private void recordStepEnd(
       SubAgent subAgent,
-      DeferredStart start,
       int step,
       int turn,
       @Nullable String modelName,
@@ -649,9 +625,7 @@ class AgentLoop {
     if (schemaProblems != null) {
       data.put("validationOk", schemaProblems.isEmpty());
     }
-    start.withEnd(
-        List.of(RunLedger.Step.of(subAgent, "step_end/" + answer.id(), RunEvent.STEP_END, data)),
-        stored.chatUsage());
+    ledger.append(subAgent, "step_end/" + answer.id(), RunEvent.STEP_END, data, stored.chatUsage());
   }
 
   /**

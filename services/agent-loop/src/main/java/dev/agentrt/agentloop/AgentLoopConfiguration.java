@@ -59,8 +59,7 @@ class AgentLoopConfiguration {
       Leases turnLeases,
       RunLedger ledger,
       ObservationRegistry observations,
-      ConfigVersion config,
-      AgentLoopProperties properties) {
+      ConfigVersion config) {
     return new AgentLoop(
         mongo,
         conversations,
@@ -73,7 +72,6 @@ class AgentLoopConfiguration {
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("turn-", 0).factory()),
         ledger,
         observations,
-        config,
-        properties.startShownAfter());
+        config);
   }
 }

@@ -19,18 +19,13 @@ record AgentLoopProperties(
     @DefaultValue("5") int modelAttempts,
     @DefaultValue("1s") Duration modelBackoff,
     @DefaultValue("60s") Duration modelTimeout,
-    @DefaultValue("16") int maxToolCallsPerTurn,
-    @DefaultValue("50ms") Duration startShownAfter) {
+    @DefaultValue("16") int maxToolCallsPerTurn) {
 
   AgentLoopProperties {
     if (maxToolCallsPerTurn < 1) {
       throw new IllegalArgumentException(
           "agentrt.agent-loop.max-tool-calls-per-turn must be at least 1, not "
               + maxToolCallsPerTurn);
-    }
-    if (startShownAfter.isNegative()) {
-      throw new IllegalArgumentException(
-          "agentrt.agent-loop.start-shown-after must not be negative, not " + startShownAfter);
     }
   }
 }

@@ -134,10 +134,7 @@ class AgentLoopTest {
           3,
           Duration.ofMillis(10),
           Duration.ofSeconds(5), // generous: a held model step must not time out on a busy box
-          3,
-          // a turn's step_start is recorded with its step_end however slow the box; a test that
-          // looks at a start shown on its own builds a loop of its own
-          Duration.ofMinutes(1));
+          3);
 
   private static final MongoCommands COMMANDS = new MongoCommands();
   private static final MongoGate GATE = new MongoGate();
@@ -298,38 +295,6 @@ class AgentLoopTest {
             tuple(RunEvent.STEP_START, 2, lastAnswer().id()),
             tuple(RunEvent.STEP_END, 2, lastAnswer().id()));
     assertThat(steps.getLast().data()).as("no output schema").doesNotContainKey("validationOk");
-    assertThat(steps)
-        .as("each turn's start recorded with its end: one take, one moment")
-        .extracting(RunEvent::seq, RunEvent::at)
-        .containsExactly(
-            tuple(steps.get(0).seq(), steps.get(1).at()),
-            tuple(steps.get(0).seq() + 1, steps.get(1).at()),
-            tuple(steps.get(2).seq(), steps.get(3).at()),
-            tuple(steps.get(2).seq() + 1, steps.get(3).at()));
-  }
-
-  /**
-   * A model that still thinks after {@code agentrt.agent-loop.start-shown-after} has its turn's
-   * {@code step_start} shown while it thinks; the {@code step_end} follows once it answers.
-   */
-  @Test
-  void aTurnsStartIsShownWhileTheModelStillThinks() throws Exception {
-    CountDownLatch modelCalled = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    model.then(held(modelCalled, release, ScriptedModel.reply("Done.", List.of())));
-    AgentLoop showing =
-        loopWith(LIMITS, model, Executors.newVirtualThreadPerTaskExecutor(), Duration.ofMillis(20));
-
-    showing.wake(subAgent.id());
-
-    assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
-    await().until(this::ledgerTypes, types -> types.contains(RunEvent.STEP_START));
-    assertThat(ledgerTypes()).doesNotContain(RunEvent.STEP_END);
-    release.countDown();
-    await().until(() -> task().status() == TaskStatus.success);
-    assertThat(ledgerTypes())
-        .filteredOn(type -> type.startsWith("step_"))
-        .containsExactly(RunEvent.STEP_START, RunEvent.STEP_END);
   }
 
   @Test
@@ -1501,12 +1466,6 @@ class AgentLoopTest {
    * turns on these threads. Nothing renews its holds: a minute is longer than any test.
    */
   private AgentLoop loopWith(RunLimits limits, ScriptedModel model, ExecutorService turns) {
-    return loopWith(limits, model, turns, PROPERTIES.startShownAfter());
-  }
-
-  /** {@link #loopWith(RunLimits, ScriptedModel, ExecutorService)}, showing starts after this. */
-  private AgentLoop loopWith(
-      RunLimits limits, ScriptedModel model, ExecutorService turns, Duration startShownAfter) {
     return new AgentLoop(
         mongo,
         conversations,
@@ -1519,8 +1478,7 @@ class AgentLoopTest {
         turns,
         ledger,
         ObservationRegistry.NOOP,
-        AgentLoopTest.CONFIG,
-        startShownAfter);
+        AgentLoopTest.CONFIG);
   }
 
   /** Time passes: the lease of the sub-agent's turn runs out while a worker still holds it. */

@@ -159,8 +159,7 @@ class DelegationTest {
             Executors.newVirtualThreadPerTaskExecutor(),
             ledger,
             ObservationRegistry.NOOP,
-            AgentLoopTest.CONFIG,
-            AgentLoopTest.PROPERTIES.startShownAfter());
+            AgentLoopTest.CONFIG);
     analyst = startSubAgent("analyst", null);
   }
 

@@ -355,8 +355,7 @@ class TurnLeasesTest {
     ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
     // One attempt, and a timeout no held call reaches: a model call ends only as the test says.
     AgentLoopProperties properties =
-        new AgentLoopProperties(
-            1, Duration.ofMillis(10), Duration.ofMinutes(1), 16, Duration.ofMillis(50));
+        new AgentLoopProperties(1, Duration.ofMillis(10), Duration.ofMinutes(1), 16);
     AgentLoop loop =
         new AgentLoop(
             mongo,
@@ -387,8 +386,7 @@ class TurnLeasesTest {
             workers,
             ledger,
             ObservationRegistry.NOOP,
-            AgentLoopTest.CONFIG,
-            properties.startShownAfter());
+            AgentLoopTest.CONFIG);
     AtomicInteger sweeps = new AtomicInteger();
     RunSweeper turns = new RunSweeper(loop, leases);
     LeasedWork counted =

@@ -6,7 +6,6 @@ import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.model.GenAi;
 import dev.agentrt.platform.BulkWrites;
-import dev.agentrt.store.DeferredStart;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
@@ -34,6 +33,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -83,6 +86,9 @@ class ToolCallRunner implements DisposableBean {
   private final Duration defaultTimeout;
   private final Duration startShownAfter;
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+
+  /** Shows the start of a tool still running after {@link #startShownAfter}. */
+  private final ScheduledExecutorService startTimers = startTimers();
 
   private final Counter executions;
   private final RunLedger ledger;
@@ -371,15 +377,8 @@ class ToolCallRunner implements DisposableBean {
       return;
     }
     long started = System.nanoTime();
-    DeferredStart start =
-        DeferredStart.of(
-            ledger,
-            call.chatId(),
-            event(
-                call,
-                RunEvent.TOOL_CALL_START,
-                RunLedger.toolCall(call.id(), call.stepId(), call.name(), call.arguments())),
-            startShownAfter);
+    ToolStartEvent start = new ToolStartEvent(ledger, call);
+    ScheduledFuture<?> shown = showLater(start);
     ToolOutcome outcome = null;
     RuntimeException failure = null;
     try {
@@ -409,9 +408,47 @@ class ToolCallRunner implements DisposableBean {
       unfinished(call, failure); // its start is shown when its timer fires
       return;
     }
-    start.ended();
+    if (shown != null) {
+      shown.cancel(false);
+    }
     recordAndAnswer(
         call, outcome, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), start);
+  }
+
+  /**
+   * Has the start shown on its own, on a worker, once the tool has run for {@link #startShownAfter}
+   * (at once, here, when that is 0); unless the result takes it first.
+   */
+  private @Nullable ScheduledFuture<?> showLater(ToolStartEvent start) {
+    if (startShownAfter.isZero()) {
+      start.alone();
+      return null;
+    }
+    Runnable onAWorker =
+        () -> {
+          try {
+            executor.execute(start::alone);
+          } catch (RejectedExecutionException stopping) {
+            // the service stops: the call is run again elsewhere, and shown there
+          }
+        };
+    try {
+      return startTimers.schedule(onAWorker, startShownAfter.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException stopping) {
+      return null; // the service stops: the result, if it comes, brings the start with it
+    }
+  }
+
+  /**
+   * One thread for the timers of every call; a timer cancelled (its tool ended first, as most do)
+   * leaves the queue at once rather than waking the thread when it would have fired.
+   */
+  private static ScheduledExecutorService startTimers() {
+    ScheduledThreadPoolExecutor timers =
+        new ScheduledThreadPoolExecutor(
+            1, Thread.ofPlatform().daemon(true).name("tool-start-timer").factory());
+    timers.setRemoveOnCancelPolicy(true);
+    return timers;
   }
 
   private static ToolOutcome.Failure cancelledOutcome(ToolCall call) {
@@ -424,11 +461,11 @@ class ToolCallRunner implements DisposableBean {
   }
 
   /**
-   * Records the outcome, its run event (after the call's start, when {@code start} is given: {@link
-   * DeferredStart}), and answers the call with its tool message.
+   * Records the outcome, its run event (with the call's start, when {@code start} is given and not
+   * shown yet), and answers the call with its tool message.
    */
   private void recordAndAnswer(
-      ToolCall call, ToolOutcome result, long latencyMs, @Nullable DeferredStart start) {
+      ToolCall call, ToolOutcome result, long latencyMs, @Nullable ToolStartEvent start) {
     ToolOutcome outcome = cap.apply(result);
     try {
       Optional<ToolCall> stored = calls.record(call, outcome, latencyMs);
@@ -451,14 +488,12 @@ class ToolCallRunner implements DisposableBean {
                 outcome instanceof ToolOutcome.Failure f ? f.errorType().name() : null,
                 "latencyMs",
                 latencyMs);
-        RunLedger.Step recorded = event(call, RunEvent.TOOL_CALL_RESULT, data);
         if (start == null) {
-          ledger.append(call.chatId(), List.of(recorded));
+          ledger.append(
+              call.chatId(), List.of(ToolStartEvent.step(call, RunEvent.TOOL_CALL_RESULT, data)));
         } else {
-          start.withEnd(List.of(recorded), Map.of());
+          start.withResult(data);
         }
-      } else if (start != null) {
-        start.drop(); // the worker that recorded the outcome recorded the start
       }
       log.info(
           "tool call {} ({}) {} in {} ms{}",
@@ -471,12 +506,6 @@ class ToolCallRunner implements DisposableBean {
     } catch (RuntimeException e) {
       unfinished(call, e);
     }
-  }
-
-  /** A run event of this call (agent unknown here: null). */
-  private static RunLedger.Step event(ToolCall call, String type, Map<String, Object> data) {
-    return new RunLedger.Step(
-        type + "/" + call.id(), type, call.taskId(), call.subAgentId(), null, data);
   }
 
   private static void unfinished(ToolCall call, RuntimeException e) {
@@ -547,6 +576,7 @@ class ToolCallRunner implements DisposableBean {
    */
   @Override
   public void destroy() {
+    startTimers.shutdownNow();
     executor.shutdownNow();
     try {
       executor.awaitTermination(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
