@@ -47,6 +47,7 @@ final class BenchStack implements AutoCloseable {
   static final String HTTP_GET = ToolCatalog.HTTP_GET;
   private static final Duration START_TIMEOUT = Duration.ofMinutes(4);
   private static final String MONGO_COMMANDS = "mongodb.driver.commands";
+  private static final String GROUP_COMMIT_ITEMS = "agentrt.group-commit.items";
 
   final KafkaBroker kafka;
   final EmbeddedMongo mongo;
@@ -160,6 +161,25 @@ final class BenchStack implements AutoCloseable {
             }
           }
           byService.put(name, kinds);
+        });
+    return byService;
+  }
+
+  /**
+   * Each service's group commits ({@code agentrt.group-commit.items}): for each writer, its writes
+   * so far and the items they carried, as {@code [writes, items]}.
+   */
+  Map<String, Map<String, double[]>> groupCommits() {
+    Map<String, Map<String, double[]>> byService = new LinkedHashMap<>();
+    services.forEach(
+        (name, process) -> {
+          Map<String, double[]> writers = new TreeMap<>();
+          for (String writer : tagValues(metricJson(process, GROUP_COMMIT_ITEMS), "writer")) {
+            JsonNode items = metricJson(process, GROUP_COMMIT_ITEMS + "?tag=writer:" + writer);
+            writers.put(
+                writer, new double[] {statistic(items, "COUNT"), statistic(items, "TOTAL")});
+          }
+          byService.put(name, writers);
         });
     return byService;
   }

@@ -265,8 +265,10 @@ final class Scenarios {
     for (int rep = 0; rep < options.reps(); rep++) {
       Map<String, Double> commandsBefore = stack.mongoCommands();
       Map<String, Map<String, Double>> kindsBefore = stack.mongoCommandsByKind();
+      Map<String, Map<String, double[]>> groupCommitsBefore = stack.groupCommits();
       Measured measured = measured(() -> batch("throughput", instant(n, rounds)));
       Map<String, Map<String, Double>> kinds = stack.mongoCommandsByKind();
+      Map<String, Map<String, double[]>> groupCommits = stack.groupCommits();
       Map<String, Double> commands = new LinkedHashMap<>();
       stack
           .mongoCommands()
@@ -298,6 +300,7 @@ final class Scenarios {
       detail.put("steps", steps);
       detail.put("mongoCommandsByService", commands);
       detail.put("mongoCommandsPerStepByKind", perStepByKind(kindsBefore, kinds, steps));
+      detail.put("groupCommits", groupCommitsIn(groupCommitsBefore, groupCommits, steps));
       detail.put("succeeded", batch.succeeded());
       detail.put("seconds", seconds);
       detail.put("cpuSecondsByProcess", measured.cpuSeconds());
@@ -344,6 +347,43 @@ final class Scenarios {
           perStep.put(service, rates);
         });
     return perStep;
+  }
+
+  /**
+   * Each service's group commits in the window: per writer, its writes per step and the items one
+   * write carried on average (how much the load batched), the busiest writer first.
+   */
+  private static Map<String, Map<String, Map<String, Double>>> groupCommitsIn(
+      Map<String, Map<String, double[]>> before,
+      Map<String, Map<String, double[]>> after,
+      long steps) {
+    Map<String, Map<String, Map<String, Double>>> byService = new LinkedHashMap<>();
+    after.forEach(
+        (service, writers) -> {
+          Map<String, double[]> was = before.getOrDefault(service, Map.of());
+          Map<String, Map<String, Double>> rates = new LinkedHashMap<>();
+          writers.entrySet().stream()
+              .map(
+                  e -> {
+                    double[] then = was.getOrDefault(e.getKey(), new double[2]);
+                    return Map.entry(
+                        e.getKey(),
+                        new double[] {e.getValue()[0] - then[0], e.getValue()[1] - then[1]});
+                  })
+              .filter(e -> e.getValue()[0] > 0)
+              .sorted((a, b) -> Double.compare(b.getValue()[0], a.getValue()[0]))
+              .forEach(
+                  e ->
+                      rates.put(
+                          e.getKey(),
+                          Map.of(
+                              "writesPerStep",
+                              Math.round(e.getValue()[0] / steps * 100) / 100.0,
+                              "itemsPerWrite",
+                              Math.round(e.getValue()[1] / e.getValue()[0] * 100) / 100.0)));
+          byService.put(service, rates);
+        });
+    return byService;
   }
 
   ScenarioResult slowModel(boolean sampleFootprint) {

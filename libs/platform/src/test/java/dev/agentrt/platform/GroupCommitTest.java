@@ -3,6 +3,9 @@ package dev.agentrt.platform;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -101,6 +104,32 @@ class GroupCommitTest {
     assertThat(three.get(10, TimeUnit.SECONDS)).containsExactly(10, 20, 30);
     assertThat(two.get(10, TimeUnit.SECONDS)).containsExactly(40, 50);
     assertThat(one.get(10, TimeUnit.SECONDS)).isEqualTo(60);
+  }
+
+  /**
+   * Each write's items are counted under the writer's name: writes as the count, items as total.
+   */
+  @Test
+  void theItemsOfEachWriteAreMeasured() {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    Metrics.addRegistry(meters);
+    try {
+      GroupCommit<Integer, Integer> commit =
+          new GroupCommit<>("measured-writer", 4, batch -> batch, false);
+      commit.submitAll(List.of(1, 2, 3));
+      commit.submit(4);
+      commit.submit(5);
+
+      commit.start();
+      commit.close();
+
+      DistributionSummary items =
+          meters.get("agentrt.group-commit.items").tag("writer", "measured-writer").summary();
+      assertThat(items.count()).isEqualTo(1);
+      assertThat(items.totalAmount()).isEqualTo(5);
+    } finally {
+      Metrics.removeRegistry(meters);
+    }
   }
 
   @Test
