@@ -29,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -107,12 +108,27 @@ class AgentLoop {
    */
   private final ConcurrentHashMap<String, Wakes> turnsRunning = new ConcurrentHashMap<>();
 
-  /** How many wakes came for a running turn's sub-agent; counted in {@link #turnsRunning}. */
+  /**
+   * How many wakes came for a running turn's sub-agent; counted in {@link #turnsRunning}. Not
+   * counted: a wake for one of the messages the turn answers, a result whose event came after the
+   * end of the turn before had read it and taken this turn for it ({@link #goOnAsKnown}). Its
+   * message is looked at; counted, it would have the turn's end read the messages again.
+   */
   private static final class Wakes {
+    private final Set<String> answered;
     private final AtomicInteger count = new AtomicInteger();
 
-    Wakes add() {
-      count.incrementAndGet();
+    /**
+     * @param answered the ids of the messages the turn answers anew
+     */
+    Wakes(Set<String> answered) {
+      this.answered = answered;
+    }
+
+    Wakes add(@Nullable String messageId) {
+      if (messageId == null || !answered.contains(messageId)) {
+        count.incrementAndGet();
+      }
       return this;
     }
 
@@ -158,14 +174,28 @@ class AgentLoop {
    * while this instance holds it ({@link Leases#take}), until the heartbeat finds the hold lost and
    * forgets it. So a message that comes while the turn before it still runs here, the usual case
    * for a fast tool's result, costs no read. A message that comes after a turn of this instance
-   * ended with tool calls is looked at from what that turn knew ({@link #wakeAsKnown}).
+   * ended with tool calls is looked at from what that turn knew ({@link #goOnAsKnown}).
    */
   void wake(String subAgentId) {
-    if (turnsRunning.computeIfPresent(subAgentId, (id, wakes) -> wakes.add()) != null
+    wake(subAgentId, null);
+  }
+
+  /**
+   * {@link #wake(String)} for the message with this id (null: not known which). A message this
+   * instance has looked at already, a late or repeated event's, costs nothing: one that a running
+   * turn answers ({@link Wakes}), or one in what a turn of this instance knew (the end of the turn
+   * before read it). The messages after it have events of their own.
+   */
+  void wake(String subAgentId, @Nullable String messageId) {
+    if (turnsRunning.computeIfPresent(subAgentId, (id, wakes) -> wakes.add(messageId)) != null
         || turns.holds(subAgentId)) {
       return;
     }
     KnownConversations.Known what = known.take(subAgentId);
+    if (what != null && what.has(messageId)) {
+      known.keep(what);
+      return;
+    }
     if (what != null && goOnAsKnown(what, false)) {
       return;
     }
@@ -231,9 +261,11 @@ class AgentLoop {
    * the sub-agent read would say too, whatever its status), and an ending turn is ended while
    * nothing else came; results that call for a model turn have it taken while the sub-agent is
    * still active, has just these messages, and is free, or, for an ending turn, still held here:
-   * the end of one turn and the take of the next are then one write. Anything else (a gap, a
-   * message from elsewhere, a limit reached, approvals, a write that misses) is left to the wake
-   * that reads the sub-agent, or the turn's usual end: false.
+   * the end of one turn and the take of the next are then one write. An ending turn that finds
+   * nothing new (the wake it was told of was for a message it had) is ended in the bulk write too,
+   * and what it knew is kept for the wakes of its results. Anything else (a gap, a message from
+   * elsewhere, a limit reached, approvals, a write that misses) is left to the wake that reads the
+   * sub-agent, or the turn's usual end: false.
    */
   private boolean goOnAsKnown(KnownConversations.Known what, boolean ending) {
     Optional<ConversationState> read = what.with(known.newer(what));
@@ -243,9 +275,15 @@ class AgentLoop {
     ConversationState conversation = read.get();
     String id = what.subAgent().id();
     Criteria unchanged = Criteria.where("messageCount").is(conversation.lastSeq());
-    if (conversation.awaitsMoreResults()) {
+    boolean nothingNew = conversation.lastSeq() == what.lastSeq();
+    if (conversation.awaitsMoreResults() || nothingNew) {
       known.keep(new KnownConversations.Known(what.subAgent(), conversation.messages()));
-      return !ending || turns.endIfUnchanged(id, unchanged, new Update().unset("turn"));
+      if (!ending) {
+        // Nothing new after an answer: the wake that reads the sub-agent sees whether its turn
+        // was abandoned (the sweep's wake of an expired turn), from what is kept here.
+        return conversation.awaitsMoreResults();
+      }
+      return turns.endIfUnchanged(id, unchanged, new Update().unset("turn"));
     }
     if (!conversation.awaitsModelTurn() || conversation.hadApprovals()) {
       return false;
@@ -260,8 +298,12 @@ class AgentLoop {
     Criteria as = Criteria.where("status").is(SubAgentStatus.active).andOperator(unchanged);
     Update turn = turnTaken(conversation, run);
     if (!(ending ? turns.takeNext(id, as, turn) : turns.take(id, as, turn))) {
-      // For the wake that reads the sub-agent: what it knew, and the messages read since.
-      known.keep(new KnownConversations.Known(what.subAgent(), conversation.messages()));
+      // For the wake that reads the sub-agent: what it knew, not the messages read since, which
+      // nothing acted on (a message in what is known counts as looked at: wake). The take may have
+      // missed because the end before it was made though its writer was told it was not
+      // (BulkWrites#updateIfMatches); then only the event of one of those messages is left to
+      // wake the sub-agent.
+      known.keep(what);
       return false;
     }
     startTurn(subAgent, agent, conversation, run);
@@ -437,7 +479,7 @@ class AgentLoop {
       AgentDefinition agent,
       ConversationState conversation,
       RunLimits.Effective run) {
-    Wakes wakes = new Wakes();
+    Wakes wakes = new Wakes(conversation.idsSinceLastAnswer());
     turnsRunning.put(subAgent.id(), wakes);
     try {
       runTurn(subAgent, agent, conversation, run, wakes);

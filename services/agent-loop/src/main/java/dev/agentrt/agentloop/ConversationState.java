@@ -64,6 +64,16 @@ record ConversationState(List<SubAgentMessage> messages) {
         && !pendingToolCalls().isEmpty();
   }
 
+  /**
+   * The ids of the messages after the last answer (all of them when there is none): what a turn
+   * taken now answers that no turn answered before.
+   */
+  Set<String> idsSinceLastAnswer() {
+    return messages.subList(lastIndexOf(SubAgentMessage.ASSISTANT) + 1, messages.size()).stream()
+        .map(SubAgentMessage::id)
+        .collect(Collectors.toSet());
+  }
+
   /** A call of the last answer still waits for a person's approval (it has no result yet). */
   boolean awaitsApproval() {
     return pendingToolCalls().stream().anyMatch(RequestedToolCall::gated);

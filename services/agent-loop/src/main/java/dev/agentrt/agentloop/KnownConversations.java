@@ -38,6 +38,22 @@ final class KnownConversations {
     }
 
     /**
+     * Whether the message with this id is among those known (false for null): looked at, as what is
+     * kept holds only messages a turn answered or a wake found calling for nothing yet.
+     */
+    boolean has(@Nullable String messageId) {
+      if (messageId == null) {
+        return false;
+      }
+      for (int i = messages.size() - 1; i >= 0; i--) {
+        if (messages.get(i).id().equals(messageId)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /**
      * The conversation with {@code newer} after what is known, if they follow on without a gap:
      * else whether a message is missing, or only not stored yet, is not known from them.
      */

@@ -76,6 +76,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
@@ -671,6 +672,150 @@ class AgentLoopTest {
         .as("the messages after the first turn's answer")
         .filteredOn(("find " + Collections.SUB_AGENT_MESSAGES)::equals)
         .hasSize(1);
+  }
+
+  /**
+   * A result stored before its turn ended has the next turn taken by that end; its event, coming
+   * during the next turn, is for a message that turn answers: not counted, it leaves that turn's
+   * end to the bulk write, with no read of the messages and no findAndModify of the sub-agent.
+   */
+  @Test
+  void aResultsEventDuringTheTurnThatAnswersItCostsThatTurnsEndNothing() throws Exception {
+    CountDownLatch secondTurn = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .then(
+            heldToolCall(
+                secondTurn,
+                release,
+                new ModelToolCall("call_2", "search_docs", "{\"query\":\"logs\"}")));
+    GATE.before(
+        "insert " + Collections.SUB_AGENT_TOOL_CALLS,
+        () -> appendElsewhere(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1"));
+    loop.wake(subAgent.id());
+    assertThat(secondTurn.await(10, TimeUnit.SECONDS)).isTrue();
+    String result = lastMessage().id();
+    COMMANDS.clear();
+
+    loop.wake(subAgent.id(), result); // the result's event, late
+    release.countDown();
+
+    await().until(() -> toolCalls().size() == 2 && subAgent().turn() == null);
+    assertThat(COMMANDS.from(Thread::isVirtual))
+        .doesNotContain(
+            "find " + Collections.SUB_AGENT_MESSAGES,
+            "find " + Collections.SUB_AGENTS,
+            "findAndModify " + Collections.SUB_AGENTS);
+  }
+
+  /**
+   * A turn told of a message (an event without its message's id) that finds nothing after its
+   * answer ends in the bulk write, not with a findAndModify, and keeps what it knew: its result's
+   * wake then reads neither the sub-agent nor the whole conversation.
+   */
+  @Test
+  void aTurnThatFindsNothingAfterItsAnswerEndsInTheBulkWriteAndKeepsWhatItKnew() throws Exception {
+    CountDownLatch modelCalled = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    model
+        .then(
+            heldToolCall(
+                modelCalled,
+                release,
+                new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")))
+        .replies("Done.");
+    loop.wake(subAgent.id());
+    assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
+    loop.wake(subAgent.id()); // a repeated event of the message the turn answers
+    COMMANDS.clear();
+    release.countDown();
+    await().until(() -> subAgent().turn() == null && !toolCalls().isEmpty());
+    assertThat(COMMANDS.from(Thread::isVirtual))
+        .doesNotContain("findAndModify " + Collections.SUB_AGENTS);
+    appendElsewhere(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+    String result = lastMessage().id();
+    Thread test = Thread.currentThread();
+    COMMANDS.clear();
+
+    loop.wake(subAgent.id(), result);
+
+    await().until(() -> task().status() == TaskStatus.success);
+    List<String> loops = COMMANDS.from(t -> t == test || t.isVirtual());
+    assertThat(loops).doesNotContain("find " + Collections.SUB_AGENTS);
+    assertThat(loops).filteredOn(("find " + Collections.SUB_AGENT_MESSAGES)::equals).hasSize(1);
+  }
+
+  /**
+   * A turn's end can be made though its writer was told it was not (a conditional write of another
+   * process stamped the sub-agent before the bulk write read its tokens back: BulkWrites): the end
+   * then reads the result, cannot take the next turn and finds the turn held by nobody, so it wakes
+   * nothing. The result it read is not looked at: its own event takes the next turn.
+   */
+  @Test
+  void aResultAnEndReadButCouldNotActOnIsTakenUpByItsOwnEvent() {
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .replies("Kafka is a log.");
+    AtomicReference<Thread> ending = new AtomicReference<>();
+    GATE.before(
+        "update " + Collections.SUB_AGENTS,
+        update ->
+            update.getArray("updates").stream()
+                .anyMatch(
+                    u ->
+                        u.asDocument()
+                            .getDocument("u")
+                            .getDocument("$unset", new BsonDocument())
+                            .containsKey("turn")),
+        () -> {
+          appendElsewhere(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+          elsewhere( // the end made, as its writer, told otherwise, finds it
+              () ->
+                  mongo.updateFirst(
+                      Query.query(Criteria.where("_id").is(subAgent.id())),
+                      new Update().unset("turn"),
+                      SubAgent.class));
+          GATE.before(
+              "findAndModify " + Collections.SUB_AGENTS, () -> ending.set(Thread.currentThread()));
+        });
+    loop.wake(subAgent.id());
+    await().until(() -> ending.get() != null && !ending.get().isAlive());
+    assertThat(model.requests()).hasSize(1);
+
+    loop.wake(subAgent.id(), lastMessage().id()); // the result's event
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests().get(1).messages())
+        .extracting("role")
+        .containsExactly("system", "user", "assistant", "tool");
+  }
+
+  /** An event of a message looked at already, after its turn ended here, reads nothing. */
+  @Test
+  void aRepeatedEventOfAResultLookedAtAlreadyReadsNothing() {
+    model
+        .callsTools(
+            new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"),
+            new ModelToolCall("call_2", "search_docs", "{\"query\":\"MongoDB\"}"))
+        .replies("Both.");
+    loop.wake(subAgent.id());
+    await().until(() -> subAgent().turn() == null && toolCalls().size() == 2);
+    appendElsewhere(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
+    String first = lastMessage().id();
+    loop.wake(subAgent.id(), first);
+    Thread test = Thread.currentThread();
+    COMMANDS.clear();
+
+    loop.wake(subAgent.id(), first); // delivered again
+
+    assertThat(COMMANDS.from(t -> t == test || t.isVirtual())).isEmpty();
+    appendElsewhere(SubAgentMessage.TOOL, "{\"results\":[]}", "call_2");
+    loop.wake(subAgent.id(), lastMessage().id());
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests().get(1).messages())
+        .extracting("role")
+        .containsExactly("system", "user", "assistant", "tool", "tool");
   }
 
   /**
@@ -1643,8 +1788,13 @@ class AgentLoopTest {
    * {@link #append} on a thread of its own, as another service would: its commands are not ours.
    */
   private void appendElsewhere(String role, String content, String toolCallId) {
+    elsewhere(() -> append(role, content, toolCallId));
+  }
+
+  /** Runs a write on a thread of its own: from a gate's action, not the writer's thread. */
+  private static void elsewhere(Runnable write) {
     try {
-      Thread.ofPlatform().start(() -> append(role, content, toolCallId)).join();
+      Thread.ofPlatform().start(write).join();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
