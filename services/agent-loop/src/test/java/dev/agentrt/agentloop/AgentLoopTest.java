@@ -569,17 +569,7 @@ class AgentLoopTest {
 
   @Test
   void aWakeWhileThisLoopHoldsTheTurnReadsNothingAndItsEndLooksAgain() throws Exception {
-    CountDownLatch modelCalled = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    model
-        .then(
-            heldToolCall(
-                modelCalled,
-                release,
-                new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")))
-        .replies("Done.");
-    loop.wake(subAgent.id());
-    assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
+    CountDownLatch release = aTurnHeldAtTheModel();
     Thread test = Thread.currentThread();
     COMMANDS.clear();
 
@@ -613,14 +603,7 @@ class AgentLoopTest {
             });
     GATE.before(
         "update " + Collections.SUB_AGENTS,
-        update ->
-            update.getArray("updates").stream()
-                .anyMatch(
-                    u ->
-                        u.asDocument()
-                            .getDocument("u")
-                            .getDocument("$unset", new org.bson.BsonDocument())
-                            .containsKey("turn")),
+        AgentLoopTest::endsATurn,
         () -> {
           appendElsewhere(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
           loop.wake(subAgent.id()); // the result's event: the turn is still taken
@@ -716,17 +699,7 @@ class AgentLoopTest {
    */
   @Test
   void aTurnThatFindsNothingAfterItsAnswerEndsInTheBulkWriteAndKeepsWhatItKnew() throws Exception {
-    CountDownLatch modelCalled = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    model
-        .then(
-            heldToolCall(
-                modelCalled,
-                release,
-                new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")))
-        .replies("Done.");
-    loop.wake(subAgent.id());
-    assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
+    CountDownLatch release = aTurnHeldAtTheModel();
     loop.wake(subAgent.id()); // a repeated event of the message the turn answers
     COMMANDS.clear();
     release.countDown();
@@ -760,14 +733,7 @@ class AgentLoopTest {
     AtomicReference<Thread> ending = new AtomicReference<>();
     GATE.before(
         "update " + Collections.SUB_AGENTS,
-        update ->
-            update.getArray("updates").stream()
-                .anyMatch(
-                    u ->
-                        u.asDocument()
-                            .getDocument("u")
-                            .getDocument("$unset", new BsonDocument())
-                            .containsKey("turn")),
+        AgentLoopTest::endsATurn,
         () -> {
           appendElsewhere(SubAgentMessage.TOOL, "{\"results\":[]}", "call_1");
           elsewhere( // the end made, as its writer, told otherwise, finds it
@@ -851,6 +817,17 @@ class AgentLoopTest {
     assertThat(model.requests().get(1).messages())
         .extracting("role")
         .containsExactly("system", "user", "assistant", "tool", "user");
+  }
+
+  /** Whether a bulk write of sub-agents has a write that ends a turn (unsets it). */
+  private static boolean endsATurn(BsonDocument update) {
+    return update.getArray("updates").stream()
+        .anyMatch(
+            u ->
+                u.asDocument()
+                    .getDocument("u")
+                    .getDocument("$unset", new BsonDocument())
+                    .containsKey("turn"));
   }
 
   /** Whether a bulk write of sub-agents has the write that takes a turn held here for the next. */
@@ -1760,6 +1737,25 @@ class AgentLoopTest {
   private static Supplier<ModelReply> heldToolCall(
       CountDownLatch called, CountDownLatch release, ModelToolCall call) {
     return held(called, release, ScriptedModel.reply(null, List.of(call)));
+  }
+
+  /**
+   * Wakes the sub-agent with a model that, once released, calls {@code call_1}, then answers
+   * "Done."; returns once the model was called, with the latch that releases it.
+   */
+  private CountDownLatch aTurnHeldAtTheModel() throws InterruptedException {
+    CountDownLatch modelCalled = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    model
+        .then(
+            heldToolCall(
+                modelCalled,
+                release,
+                new ModelToolCall("call_1", "search_docs", "{\"query\":\"x\"}")))
+        .replies("Done.");
+    loop.wake(subAgent.id());
+    assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
+    return release;
   }
 
   /** A model step that says it was called, then holds until released, then replies. */
