@@ -20,6 +20,9 @@ final class Scenarios {
   private static final Duration BATCH_TIMEOUT = Duration.ofMinutes(5);
   private static final Duration FOOTPRINT_SAMPLE = Duration.ofMillis(250);
 
+  /** How long the CPU the stack uses at rest is measured. */
+  static final Duration CPU_AT_REST = Duration.ofSeconds(20);
+
   /**
    * The stack is warm once its JIT compilers took less than this share of its CPU time during a
    * warm-up batch, {@link #QUIET_BATCHES} batches in a row.
@@ -680,7 +683,11 @@ final class Scenarios {
     return scripts.stream().map(Script::id).collect(Collectors.toSet());
   }
 
-  /** Resident memory of every process now, and their sum. */
+  /**
+   * Resident memory of every process now, and their sum; then the CPU each uses at rest over {@link
+   * #CPU_AT_REST}: the cost a run pays whatever it does (sweeps, renewals, polls), which scenario
+   * 3's CPU per step counts too.
+   */
   ScenarioResult footprintAtRest(ScenarioResult result) {
     Map<String, Double> rss = new LinkedHashMap<>();
     stack.pids().forEach((name, pid) -> rss.put(name, Proc.rssMiB(pid)));
@@ -695,6 +702,26 @@ final class Scenarios {
         "RSS at rest, all (with Kafka + Mongo JVM)",
         "MiB",
         List.of(rss.values().stream().mapToDouble(Double::doubleValue).sum()));
+    Map<String, Long> pids = stack.pids();
+    Map<String, Double> before = new LinkedHashMap<>();
+    pids.forEach((name, pid) -> before.put(name, Proc.cpuSeconds(pid)));
+    long start = System.nanoTime();
+    Batch.sleep(CPU_AT_REST);
+    double seconds = (System.nanoTime() - start) / 1e9;
+    Map<String, Double> msPerSecond = new LinkedHashMap<>();
+    pids.forEach(
+        (name, pid) ->
+            msPerSecond.put(name, (Proc.cpuSeconds(pid) - before.get(name)) * 1000 / seconds));
+    result.details.put("atRestCpuMsPerSecond", msPerSecond);
+    result.row(
+        "CPU at rest, six services",
+        "ms/s",
+        List.of(
+            msPerSecond.entrySet().stream()
+                .filter(e -> stack.services.containsKey(e.getKey()))
+                .mapToDouble(Map.Entry::getValue)
+                .sum()));
+    msPerSecond.forEach((name, ms) -> result.row("  at rest " + name, "ms/s", List.of(ms)));
     return result;
   }
 
