@@ -692,37 +692,27 @@ final class Scenarios {
     Map<String, Double> rss = new LinkedHashMap<>();
     stack.pids().forEach((name, pid) -> rss.put(name, Proc.rssMiB(pid)));
     result.details.put("atRestMiB", rss);
-    double services =
-        rss.entrySet().stream()
-            .filter(e -> stack.services.containsKey(e.getKey()))
-            .mapToDouble(Map.Entry::getValue)
-            .sum();
-    result.row("RSS at rest, six services", "MiB", List.of(services));
+    result.row("RSS at rest, six services", "MiB", List.of(servicesSum(rss)));
     result.row(
         "RSS at rest, all (with Kafka + Mongo JVM)",
         "MiB",
         List.of(rss.values().stream().mapToDouble(Double::doubleValue).sum()));
-    Map<String, Long> pids = stack.pids();
-    Map<String, Double> before = new LinkedHashMap<>();
-    pids.forEach((name, pid) -> before.put(name, Proc.cpuSeconds(pid)));
-    long start = System.nanoTime();
-    Batch.sleep(CPU_AT_REST);
-    double seconds = (System.nanoTime() - start) / 1e9;
+    Cpu rest = cpu(stack.pids(), () -> Batch.sleep(CPU_AT_REST));
     Map<String, Double> msPerSecond = new LinkedHashMap<>();
-    pids.forEach(
-        (name, pid) ->
-            msPerSecond.put(name, (Proc.cpuSeconds(pid) - before.get(name)) * 1000 / seconds));
+    rest.seconds()
+        .forEach((name, seconds) -> msPerSecond.put(name, seconds * 1000 / rest.wallSeconds()));
     result.details.put("atRestCpuMsPerSecond", msPerSecond);
-    result.row(
-        "CPU at rest, six services",
-        "ms/s",
-        List.of(
-            msPerSecond.entrySet().stream()
-                .filter(e -> stack.services.containsKey(e.getKey()))
-                .mapToDouble(Map.Entry::getValue)
-                .sum()));
+    result.row("CPU at rest, six services", "ms/s", List.of(servicesSum(msPerSecond)));
     msPerSecond.forEach((name, ms) -> result.row("  at rest " + name, "ms/s", List.of(ms)));
     return result;
+  }
+
+  /** The sum of the six services' values, leaving the bench JVM out. */
+  private double servicesSum(Map<String, Double> byProcess) {
+    return byProcess.entrySet().stream()
+        .filter(e -> stack.services.containsKey(e.getKey()))
+        .mapToDouble(Map.Entry::getValue)
+        .sum();
   }
 
   void footprintUnderLoad(ScenarioResult result) {
