@@ -58,7 +58,7 @@ import org.springframework.data.mongodb.core.query.UpdateDefinition;
 public final class BulkWrites implements AutoCloseable {
 
   /** The most updates one bulk write carries. */
-  static final int BATCH = 500;
+  public static final int BATCH = 500;
 
   /** How long {@link #update} and {@link #insert} wait for their write. */
   public static final Duration TIMEOUT = Duration.ofSeconds(10);

@@ -2,11 +2,14 @@ package dev.agentrt.platform;
 
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Metrics;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -14,7 +17,8 @@ import java.util.function.Function;
  * queued, writes it with one call of {@code write}, and meanwhile the next items queue up; so at
  * low load each item is written at once, and under load one write carries many (up to {@code
  * maxBatch} submissions) and the round trips per item fall as load rises. No item waits for a
- * timer.
+ * timer, unless the group commit is made with a {@code linger}: then its writer, woken by an item,
+ * waits that long for more before it writes (for items whose callers do not wait for them).
  *
  * <p>Each caller gets a future of its own item's result; a write that throws fails the futures of
  * its batch. {@link #close} writes what was queued before it.
@@ -34,11 +38,15 @@ public final class GroupCommit<T, R> implements AutoCloseable {
 
   private final Function<List<T>, List<R>> write;
   private final int maxBatch;
+  private final Duration linger;
   private final DistributionSummary itemsPerWrite;
   private final BlockingQueue<Queued<T, R>> queue = new LinkedBlockingQueue<>();
   private final Queued<T, R> close = new Queued<>(List.of(), new CompletableFuture<>());
   private final Thread writer;
   private volatile boolean closed;
+
+  /** Opened by {@link #close}: a writer lingering writes at once. */
+  private final CountDownLatch closing = new CountDownLatch(1);
 
   /**
    * @param name the writer thread's name
@@ -46,8 +54,17 @@ public final class GroupCommit<T, R> implements AutoCloseable {
    * @param start whether the writer starts now; else at {@link #start} (tests queue first)
    */
   public GroupCommit(String name, int maxBatch, Function<List<T>, List<R>> write, boolean start) {
+    this(name, maxBatch, write, Duration.ZERO, start);
+  }
+
+  /**
+   * @param linger how long the writer, woken by an item, waits for more before it writes
+   */
+  public GroupCommit(
+      String name, int maxBatch, Function<List<T>, List<R>> write, Duration linger, boolean start) {
     this.write = write;
     this.maxBatch = maxBatch;
+    this.linger = linger;
     this.itemsPerWrite =
         DistributionSummary.builder("agentrt.group-commit.items")
             .description("Items one write of a group commit carried")
@@ -101,6 +118,9 @@ public final class GroupCommit<T, R> implements AutoCloseable {
     while (!stop) {
       try {
         batch.add(queue.take());
+        if (!linger.isZero() && batch.getFirst() != close) {
+          closing.await(linger.toMillis(), TimeUnit.MILLISECONDS); // woken early by close()
+        }
       } catch (InterruptedException e) {
         return;
       }
@@ -139,6 +159,7 @@ public final class GroupCommit<T, R> implements AutoCloseable {
   public void close() {
     closed = true;
     queue.add(close);
+    closing.countDown();
     if (writer.isAlive()) {
       try {
         writer.join();

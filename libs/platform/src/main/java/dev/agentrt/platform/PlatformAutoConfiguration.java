@@ -91,8 +91,13 @@ public class PlatformAutoConfiguration {
   }
 
   @Bean
-  Outbox outbox(EventPublisher publisher, MongoTemplate mongo, BulkWrites writes) {
-    return new Outbox(publisher, mongo, writes);
+  Outbox outbox(
+      EventPublisher publisher,
+      MongoTemplate mongo,
+      BulkWrites writes,
+      OutboxProperties properties) {
+    return new Outbox(
+        publisher, mongo, writes, properties.removedLater(), properties.removalDelay());
   }
 
   @Bean

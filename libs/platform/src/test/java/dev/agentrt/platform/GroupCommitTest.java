@@ -52,6 +52,35 @@ class GroupCommitTest {
     }
   }
 
+  /**
+   * With a linger, the writer woken by the first item waits for more: items submitted one by one
+   * while it lingers (an hour: only close ends it) go out in one write, made as soon as it closes.
+   */
+  @Test
+  void withALingerTheItemsOfTheLingerGoOutTogetherAndCloseEndsIt() throws Exception {
+    List<List<Integer>> writes = new CopyOnWriteArrayList<>();
+    GroupCommit<Integer, Integer> commit =
+        new GroupCommit<>(
+            "test-writer",
+            100,
+            batch -> {
+              writes.add(batch);
+              return batch;
+            },
+            java.time.Duration.ofHours(1),
+            true);
+    List<CompletableFuture<Integer>> results = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      results.add(commit.submit(i));
+    }
+    assertThat(writes).as("lingering").isEmpty();
+
+    commit.close();
+
+    assertThat(writes).containsExactly(List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
+    assertThat(results).allMatch(CompletableFuture::isDone);
+  }
+
   @Test
   void aBatchIsNoLargerThanTheMaximum() throws Exception {
     List<List<Integer>> writes = new CopyOnWriteArrayList<>();

@@ -1,15 +1,24 @@
 package dev.agentrt.platform.outbox;
 
+import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
 import dev.agentrt.platform.BulkWrites;
+import dev.agentrt.platform.GroupCommit;
 import dev.agentrt.platform.messaging.EventPublisher;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -20,8 +29,16 @@ import org.springframework.data.mongodb.core.MongoTemplate;
  * Publishes the events a document carries in its {@code outbox} field, then removes them from it. A
  * crash in between leaves the entries in place for {@link OutboxRelay}; consumers are idempotent,
  * so publishing an entry twice is harmless.
+ *
+ * <p>The removal is waited for, so that a document's outbox read after its entries were published
+ * no longer holds them and publishing it again sends only what is new (a task's, as it is
+ * cancelled: its earlier events must not go out again after the newer). In the collections whose
+ * removals are made later ({@code agentrt.outbox.removed-later}), whose writers publish what they
+ * just wrote and never an outbox read back, it is not: the removals of {@code removal-delay} go out
+ * together, one bulk update per collection ({@link GroupCommit} with a linger), off the publisher's
+ * path. One lost or late (past the relay's grace) has its entries published again by the relay.
  */
-public class Outbox {
+public class Outbox implements AutoCloseable {
 
   /** The field every document that triggers work carries. */
   public static final String FIELD = "outbox";
@@ -33,6 +50,11 @@ public class Outbox {
   private final EventPublisher publisher;
   private final MongoTemplate mongo;
   private final @Nullable BulkWrites removals;
+  private final Set<String> removedLater;
+  private final @Nullable GroupCommit<Removal, Void> later;
+
+  /** Entries to remove from a document's outbox. */
+  private record Removal(String collection, Object documentId, List<String> eventIds) {}
 
   /** An outbox that removes published entries with a write of its own. */
   public Outbox(EventPublisher publisher, MongoTemplate mongo) {
@@ -44,9 +66,29 @@ public class Outbox {
    * queued meanwhile (null: with a write of its own).
    */
   public Outbox(EventPublisher publisher, MongoTemplate mongo, @Nullable BulkWrites removals) {
+    this(publisher, mongo, removals, Set.of(), Duration.ZERO);
+  }
+
+  /**
+   * An outbox that removes the published entries of documents in {@code removedLater} within about
+   * {@code removalDelay}, many in one write and without waiting for it, and the others' as {@link
+   * #Outbox(EventPublisher, MongoTemplate, BulkWrites)} does.
+   */
+  public Outbox(
+      EventPublisher publisher,
+      MongoTemplate mongo,
+      @Nullable BulkWrites removals,
+      Collection<String> removedLater,
+      Duration removalDelay) {
     this.publisher = publisher;
     this.mongo = mongo;
     this.removals = removals;
+    this.removedLater = Set.copyOf(removedLater);
+    this.later =
+        removedLater.isEmpty()
+            ? null
+            : new GroupCommit<>(
+                "outbox-removals", BulkWrites.BATCH, this::removeAll, removalDelay, true);
   }
 
   /**
@@ -88,18 +130,28 @@ public class Outbox {
   }
 
   /**
-   * Removes the entries with these event ids from the document's outbox, and waits for it: a
-   * document's outbox, read after its entries were published, no longer holds them, so publishing
-   * it again sends only what is new. A removal that fails is logged: the relay publishes those
-   * entries again once past its grace, which consumers tolerate.
+   * Removes the entries with these event ids from the document's outbox, and waits for it; in a
+   * collection whose removals are made later, queues it (see the class). A removal that fails is
+   * logged: the relay publishes those entries again once past its grace, which consumers tolerate.
    */
   void remove(String collection, Object documentId, List<String> eventIds) {
     if (eventIds.isEmpty()) {
       return;
     }
+    if (later != null && removedLater.contains(collection)) {
+      later
+          .submit(new Removal(collection, documentId, eventIds))
+          .whenComplete(
+              (done, failure) -> {
+                if (failure != null) {
+                  notRemoved(collection, documentId, failure);
+                }
+              });
+      return;
+    }
     // The driver directly: the id is matched exactly as stored, never converted.
     Bson document = Filters.eq("_id", documentId);
-    Bson pull = Updates.pull(FIELD, Filters.in("eventId", eventIds));
+    Bson pull = pull(eventIds);
     if (removals == null) {
       mongo.getCollection(collection).updateOne(document, pull);
       return;
@@ -107,11 +159,50 @@ public class Outbox {
     try {
       removals.update(document, pull, collection);
     } catch (RuntimeException e) {
-      log.warn(
-          "published outbox entries of {}/{} not removed: {}",
-          collection,
-          documentId,
-          e.toString());
+      notRemoved(collection, documentId, e);
+    }
+  }
+
+  private static Bson pull(List<String> eventIds) {
+    return Updates.pull(FIELD, Filters.in("eventId", eventIds));
+  }
+
+  /** Removals made later, those of each collection in one unordered bulk update. */
+  private List<Void> removeAll(List<Removal> batch) {
+    Map<String, List<UpdateOneModel<Document>>> byCollection = new LinkedHashMap<>();
+    for (Removal removal : batch) {
+      byCollection
+          .computeIfAbsent(removal.collection(), c -> new ArrayList<>())
+          .add(
+              new UpdateOneModel<>(
+                  Filters.eq("_id", removal.documentId()), pull(removal.eventIds())));
+    }
+    byCollection.forEach(
+        (collection, updates) -> {
+          try {
+            mongo
+                .getCollection(collection)
+                .bulkWrite(updates, new BulkWriteOptions().ordered(false));
+          } catch (RuntimeException e) {
+            notRemoved(collection, updates.size() + " documents", e);
+          }
+        });
+    return java.util.Collections.nCopies(batch.size(), null);
+  }
+
+  private static void notRemoved(String collection, Object documents, Throwable why) {
+    log.warn(
+        "published outbox entries of {}/{} not removed; the relay publishes them again: {}",
+        collection,
+        documents,
+        why.toString());
+  }
+
+  /** Makes the removals still to be made. */
+  @Override
+  public void close() {
+    if (later != null) {
+      later.close();
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.agentrt.platform.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -14,6 +15,8 @@ import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.messaging.DeadLetters;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.messaging.IncomingEvents;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -42,12 +45,14 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 class OutboxTest {
 
   private static final String COLLECTION = "chat_messages";
+  private static final String OTHER_COLLECTION = "tasks";
   private static final EventCodec CODEC = new EventCodec();
 
   private static EmbeddedKafkaKraftBroker kafka;
   private static MongoServer mongoServer;
   private static MongoClient mongoClient;
   private static MongoTemplate mongo;
+
   private static Outbox outbox;
   private static EventPublisher publisher;
   private static DeadLetters deadLetters;
@@ -98,6 +103,59 @@ class OutboxTest {
 
       assertThat(outboxOf(docId)).isEmpty();
       assertThat(new IncomingEvents(CODEC).decode(consumeOne(event.key()))).isEqualTo(event);
+    }
+  }
+
+  /**
+   * In a collection whose removals are made later, publish returns with the entries still there
+   * (the delay is a minute: only {@code close} makes them sooner), and the removals queued
+   * meanwhile go out in one write; another collection's entries are gone when publish returns.
+   */
+  @Test
+  void removalsMadeLaterGoOutTogetherOffThePublishersPath() {
+    List<Event> events = new ArrayList<>();
+    List<String> docs = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      events.add(added(Instant.now()));
+      docs.add(storeWithOutbox(events.getLast()));
+    }
+    Event task = added(Instant.now());
+    String taskDoc = store(OTHER_COLLECTION, List.of(OutboxEntry.of(task, CODEC)));
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    Metrics.addRegistry(meters);
+    try (BulkWrites updates = new BulkWrites(mongo)) {
+      Outbox later =
+          new Outbox(publisher, mongo, updates, List.of(COLLECTION), Duration.ofMinutes(1));
+      for (int i = 0; i < docs.size(); i++) {
+        later.publish(COLLECTION, docs.get(i), List.of(OutboxEntry.of(events.get(i), CODEC)));
+        assertThat(outboxOf(docs.get(i))).as("removed later, not waited for").hasSize(1);
+      }
+      later.publish(OTHER_COLLECTION, taskDoc, List.of(OutboxEntry.of(task, CODEC)));
+      assertThat(outboxOf(OTHER_COLLECTION, taskDoc)).as("waited for").isEmpty();
+      assertThat(new IncomingEvents(CODEC).decode(consumeOne(events.getLast().key())))
+          .isEqualTo(events.getLast());
+
+      later.close();
+
+      assertThat(docs).allSatisfy(doc -> assertThat(outboxOf(doc)).isEmpty());
+      DistributionSummary writes =
+          meters.get("agentrt.group-commit.items").tag("writer", "outbox-removals").summary();
+      assertThat(writes.count()).isEqualTo(1);
+      assertThat(writes.totalAmount()).isEqualTo(20);
+    } finally {
+      Metrics.removeRegistry(meters);
+    }
+  }
+
+  @Test
+  void removalsMadeLaterAreMadeWithinTheirDelay() {
+    Event event = added(Instant.now());
+    String docId = storeWithOutbox(event);
+    try (Outbox later =
+        new Outbox(publisher, mongo, null, List.of(COLLECTION), Duration.ofMillis(50))) {
+      later.publish(COLLECTION, docId, List.of(OutboxEntry.of(event, CODEC)));
+
+      await().atMost(Duration.ofSeconds(10)).until(() -> outboxOf(docId).isEmpty());
     }
   }
 
@@ -186,7 +244,8 @@ class OutboxTest {
         publisher,
         deadLetters,
         mongo,
-        new OutboxProperties(List.of(COLLECTION), Duration.ofSeconds(2), maxAttempts),
+        new OutboxProperties(
+            List.of(COLLECTION), Duration.ofSeconds(2), maxAttempts, List.of(), Duration.ZERO),
         Clock.fixed(now, java.time.ZoneOffset.UTC));
   }
 
@@ -205,19 +264,27 @@ class OutboxTest {
   }
 
   private static String store(List<OutboxEntry> entries) {
+    return store(COLLECTION, entries);
+  }
+
+  private static String store(String collection, List<OutboxEntry> entries) {
     String id = UUID.randomUUID().toString();
     Document doc = new Document("_id", id);
     mongo.getConverter().write(new Holder(entries), doc);
     doc.put("_id", id);
     doc.remove("_class");
-    mongo.getCollection(COLLECTION).insertOne(doc);
+    mongo.getCollection(collection).insertOne(doc);
     return id;
   }
 
   record Holder(List<OutboxEntry> outbox) {}
 
   private static List<?> outboxOf(String docId) {
-    Document doc = mongo.getCollection(COLLECTION).find(new Document("_id", docId)).first();
+    return outboxOf(COLLECTION, docId);
+  }
+
+  private static List<?> outboxOf(String collection, String docId) {
+    Document doc = mongo.getCollection(collection).find(new Document("_id", docId)).first();
     return doc.getList(Outbox.FIELD, Object.class);
   }
 
