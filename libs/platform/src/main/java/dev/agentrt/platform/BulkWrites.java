@@ -245,13 +245,30 @@ public final class BulkWrites implements AutoCloseable {
    * a future for each, in order.
    */
   public List<CompletableFuture<Void>> queueInserts(List<?> entities) {
-    if (entities.isEmpty()) {
+    return queueAll(entities.stream().map(this::insertOf).toList());
+  }
+
+  /** An update of {@link #queueUpdates}: the driver's filter and update, nothing mapped. */
+  public record Update(Bson filter, Bson update, String collection) {}
+
+  /**
+   * Queues the updates to go out in one batch, as {@link #queue(Bson, Bson, String)} queues one: a
+   * future for each, in order.
+   */
+  public List<CompletableFuture<Void>> queueUpdates(List<Update> updates) {
+    return queueAll(
+        updates.stream()
+            .map(u -> new Write(u.collection(), new UpdateOneModel<>(u.filter(), u.update())))
+            .toList());
+  }
+
+  private List<CompletableFuture<Void>> queueAll(List<Write> batch) {
+    if (batch.isEmpty()) {
       return List.of();
     }
-    CompletableFuture<List<Written>> written =
-        writes.submitAll(entities.stream().map(this::insertOf).toList());
-    List<CompletableFuture<Void>> each = new ArrayList<>(entities.size());
-    for (int i = 0; i < entities.size(); i++) {
+    CompletableFuture<List<Written>> written = writes.submitAll(batch);
+    List<CompletableFuture<Void>> each = new ArrayList<>(batch.size());
+    for (int i = 0; i < batch.size(); i++) {
       int index = i;
       each.add(written.thenCompose(outcomes -> outcome(outcomes.get(index))));
     }

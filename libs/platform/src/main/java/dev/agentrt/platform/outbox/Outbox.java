@@ -1,24 +1,19 @@
 package dev.agentrt.platform.outbox;
 
-import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
 import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.GroupCommit;
 import dev.agentrt.platform.messaging.EventPublisher;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -71,8 +66,9 @@ public class Outbox implements AutoCloseable {
 
   /**
    * An outbox that removes the published entries of documents in {@code removedLater} within about
-   * {@code removalDelay}, many in one write and without waiting for it, and the others' as {@link
-   * #Outbox(EventPublisher, MongoTemplate, BulkWrites)} does.
+   * {@code removalDelay}, many in one write through {@code removals} (required then) and without
+   * waiting for it, and the others' as {@link #Outbox(EventPublisher, MongoTemplate, BulkWrites)}
+   * does.
    */
   public Outbox(
       EventPublisher publisher,
@@ -84,6 +80,9 @@ public class Outbox implements AutoCloseable {
     this.mongo = mongo;
     this.removals = removals;
     this.removedLater = Set.copyOf(removedLater);
+    if (!removedLater.isEmpty() && removals == null) {
+      throw new IllegalArgumentException("removals made later go out through bulk writes");
+    }
     this.later =
         removedLater.isEmpty()
             ? null
@@ -167,26 +166,29 @@ public class Outbox implements AutoCloseable {
     return Updates.pull(FIELD, Filters.in("eventId", eventIds));
   }
 
-  /** Removals made later, those of each collection in one unordered bulk update. */
+  /**
+   * Removals made later, handed to the shared bulk writes together (one unordered bulk update per
+   * collection, with the other updates queued meanwhile), and waited for.
+   */
   private List<Void> removeAll(List<Removal> batch) {
-    Map<String, List<UpdateOneModel<Document>>> byCollection = new LinkedHashMap<>();
-    for (Removal removal : batch) {
-      byCollection
-          .computeIfAbsent(removal.collection(), c -> new ArrayList<>())
-          .add(
-              new UpdateOneModel<>(
-                  Filters.eq("_id", removal.documentId()), pull(removal.eventIds())));
+    List<CompletableFuture<Void>> written =
+        Objects.requireNonNull(removals)
+            .queueUpdates(
+                batch.stream()
+                    .map(
+                        r ->
+                            new BulkWrites.Update(
+                                Filters.eq("_id", r.documentId()),
+                                pull(r.eventIds()),
+                                r.collection()))
+                    .toList());
+    for (int i = 0; i < batch.size(); i++) {
+      try {
+        BulkWrites.await(written.get(i));
+      } catch (RuntimeException e) {
+        notRemoved(batch.get(i).collection(), batch.get(i).documentId(), e);
+      }
     }
-    byCollection.forEach(
-        (collection, updates) -> {
-          try {
-            mongo
-                .getCollection(collection)
-                .bulkWrite(updates, new BulkWriteOptions().ordered(false));
-          } catch (RuntimeException e) {
-            notRemoved(collection, updates.size() + " documents", e);
-          }
-        });
     return java.util.Collections.nCopies(batch.size(), null);
   }
 

@@ -151,8 +151,9 @@ class OutboxTest {
   void removalsMadeLaterAreMadeWithinTheirDelay() {
     Event event = added(Instant.now());
     String docId = storeWithOutbox(event);
-    try (Outbox later =
-        new Outbox(publisher, mongo, null, List.of(COLLECTION), Duration.ofMillis(50))) {
+    try (BulkWrites updates = new BulkWrites(mongo);
+        Outbox later =
+            new Outbox(publisher, mongo, updates, List.of(COLLECTION), Duration.ofMillis(50))) {
       later.publish(COLLECTION, docId, List.of(OutboxEntry.of(event, CODEC)));
 
       await().atMost(Duration.ofSeconds(10)).until(() -> outboxOf(docId).isEmpty());
