@@ -271,11 +271,11 @@ class ToolCallRunner implements DisposableBean {
     if (answered.isPresent()) {
       finish(taken, answered.get(), null, new ToolStartEvent(ledger, taken));
     } else if (taskCancelled) {
-      recordAndAnswer(taken, cancelledOutcome(taken), 0);
+      answerAndRecord(taken, cancelledOutcome(taken), 0);
     } else if (toolbox.find(taken.name()).map(RegisteredTool::idempotent).orElse(true)) {
       runAndAnswer(taken);
     } else {
-      recordAndAnswer(
+      answerAndRecord(
           taken,
           new ToolOutcome.Failure(
               ErrorType.interrupted,
@@ -391,7 +391,7 @@ class ToolCallRunner implements DisposableBean {
   private void runAndAnswer(ToolCall call) {
     if (cancelled.remove(call.id())) { // cancelled before its worker started
       Thread.interrupted();
-      recordAndAnswer(call, cancelledOutcome(call), 0);
+      answerAndRecord(call, cancelledOutcome(call), 0);
       return;
     }
     long started = System.nanoTime();
@@ -429,7 +429,7 @@ class ToolCallRunner implements DisposableBean {
     if (shown != null) {
       shown.cancel(false);
     }
-    recordAndAnswer(
+    answerAndRecord(
         call, outcome, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), start);
   }
 
@@ -474,8 +474,8 @@ class ToolCallRunner implements DisposableBean {
         ErrorType.cancelled, call.name() + " was stopped: its task was cancelled");
   }
 
-  private void recordAndAnswer(ToolCall call, ToolOutcome result, long latencyMs) {
-    recordAndAnswer(call, result, latencyMs, null);
+  private void answerAndRecord(ToolCall call, ToolOutcome result, long latencyMs) {
+    answerAndRecord(call, result, latencyMs, null);
   }
 
   /**
@@ -483,7 +483,7 @@ class ToolCallRunner implements DisposableBean {
    * a call whose outcome is recorded is always answered, and the outcome is written together with
    * the end of the hold.
    */
-  private void recordAndAnswer(
+  private void answerAndRecord(
       ToolCall call, ToolOutcome result, long latencyMs, @Nullable ToolStartEvent start) {
     ToolOutcome outcome = cap.apply(result);
     ToolCallStatus status =
