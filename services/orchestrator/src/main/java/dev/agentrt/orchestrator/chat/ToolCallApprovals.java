@@ -229,12 +229,11 @@ public class ToolCallApprovals {
     SubAgentMessage message =
         conversations.append(
             subAgent,
-            new NewMessage(
+            NewMessage.toolResult(
                 messageId,
-                SubAgentMessage.TOOL,
-                call.error(),
-                List.of(),
                 call.modelCallId(),
+                ToolCallStatus.failed,
+                call.error(),
                 List.of(
                     OutboxEntry.of(
                         SubAgentConversations.added(subAgent, messageId, SubAgentMessage.TOOL, now),

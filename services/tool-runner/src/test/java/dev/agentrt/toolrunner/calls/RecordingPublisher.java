@@ -9,12 +9,17 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** Records what would be sent to Kafka, acknowledging at once. */
+/**
+ * Records what would be sent to Kafka, acknowledging at once, or when a test says so ({@link
+ * #holdAcknowledgements}): a broker that is down.
+ */
 final class RecordingPublisher extends EventPublisher {
 
   private static final EventCodec CODEC = new EventCodec();
 
   final List<OutboxEntry> entries = new CopyOnWriteArrayList<>();
+
+  private volatile CompletableFuture<Void> acknowledged = CompletableFuture.completedFuture(null);
 
   RecordingPublisher() {
     super(null, "test");
@@ -23,7 +28,13 @@ final class RecordingPublisher extends EventPublisher {
   @Override
   public CompletableFuture<?> send(OutboxEntry entry) {
     entries.add(entry);
-    return CompletableFuture.completedFuture(null);
+    return acknowledged;
+  }
+
+  /** From now on, what is sent is acknowledged when the future returned is completed. */
+  CompletableFuture<Void> holdAcknowledgements() {
+    acknowledged = new CompletableFuture<>();
+    return acknowledged;
   }
 
   List<Event> events() {

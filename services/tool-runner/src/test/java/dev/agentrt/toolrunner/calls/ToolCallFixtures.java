@@ -70,6 +70,16 @@ final class ToolCallFixtures {
         List.of());
   }
 
+  /**
+   * A running call of a dead runner: held by {@link #ANOTHER_RUNNER} until a minute ago, started a
+   * minute before that.
+   */
+  static ToolCall ofADeadRunner(SubAgent subAgent, String name, String arguments) {
+    Instant started = now().minusSeconds(120);
+    return call(
+        subAgent, name, arguments, ToolCallStatus.running, started.plusSeconds(60), started);
+  }
+
   /** The call naming another agent; null: as stored before tool calls named their agent. */
   static ToolCall namingAgent(ToolCall call, @Nullable String agent) {
     return new ToolCall(
