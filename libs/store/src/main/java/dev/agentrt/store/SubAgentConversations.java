@@ -51,7 +51,6 @@ public class SubAgentConversations {
    * @param model on the model's answer, the model asked for the turn (null: the default model)
    * @param usage on the model's answer, the tokens of the turn
    * @param input on the model's answer, what the turn was given
-   * @param toolStatus on a tool's result, how its call ended ({@link SubAgentMessage#toolStatus})
    */
   public record NewMessage(
       String id,
@@ -62,22 +61,7 @@ public class SubAgentConversations {
       @Nullable String model,
       @Nullable TurnUsage usage,
       @Nullable TurnInput input,
-      @Nullable ToolCallStatus toolStatus,
       List<OutboxEntry> outbox) {
-
-    /** The model's answer. */
-    public NewMessage(
-        String id,
-        String role,
-        @Nullable String content,
-        List<RequestedToolCall> toolCalls,
-        @Nullable String toolCallId,
-        @Nullable String model,
-        @Nullable TurnUsage usage,
-        @Nullable TurnInput input,
-        List<OutboxEntry> outbox) {
-      this(id, role, content, toolCalls, toolCallId, model, usage, input, null, outbox);
-    }
 
     /** A message no model wrote. */
     public NewMessage(
@@ -87,30 +71,7 @@ public class SubAgentConversations {
         List<RequestedToolCall> toolCalls,
         @Nullable String toolCallId,
         List<OutboxEntry> outbox) {
-      this(id, role, content, toolCalls, toolCallId, null, null, null, null, outbox);
-    }
-
-    /**
-     * A tool's result answering the model's call {@code toolCallId}: what it returned, or its error
-     * ({@code content}), and which of the two ({@code status}).
-     */
-    public static NewMessage toolResult(
-        String id,
-        String toolCallId,
-        ToolCallStatus status,
-        @Nullable String content,
-        List<OutboxEntry> outbox) {
-      return new NewMessage(
-          id,
-          SubAgentMessage.TOOL,
-          content,
-          List.of(),
-          toolCallId,
-          null,
-          null,
-          null,
-          status,
-          outbox);
+      this(id, role, content, toolCalls, toolCallId, null, null, null, outbox);
     }
   }
 
@@ -291,7 +252,6 @@ public class SubAgentConversations {
         message.model(),
         message.usage(),
         message.input(),
-        message.toolStatus(),
         now,
         message.outbox());
   }

@@ -17,10 +17,6 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  * @param usage on an assistant message, the tokens of its turn
  * @param input on an assistant message, what its turn was given (absent on turns stored before
  *     turns kept it): the reference a replay rebuilds the turn's request from
- * @param toolStatus on a tool-runner's tool message, how its call ended ({@code success} or {@code
- *     failed}): the message is appended before the call's outcome is stored, so a worker taking the
- *     call up after a crash stores the outcome from it. Absent on other messages, and on tool
- *     messages stored before messages carried it.
  */
 @Document(Collections.SUB_AGENT_MESSAGES)
 public record SubAgentMessage(
@@ -36,7 +32,6 @@ public record SubAgentMessage(
     @Nullable String model,
     @Nullable TurnUsage usage,
     @Nullable TurnInput input,
-    @Nullable ToolCallStatus toolStatus,
     Instant createdAt,
     List<OutboxEntry> outbox) {
 
@@ -76,7 +71,6 @@ public record SubAgentMessage(
         model,
         usage,
         null,
-        null,
         createdAt,
         outbox);
   }
@@ -103,7 +97,6 @@ public record SubAgentMessage(
         content,
         toolCalls,
         toolCallId,
-        null,
         null,
         null,
         null,

@@ -1,6 +1,5 @@
 package dev.agentrt.store;
 
-import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import java.time.Instant;
 import java.util.List;
@@ -19,9 +18,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  * @param stepId the step (model turn) that asked for the call: the id of its answer, the {@code
  *     stepId} of the run events of both; null on calls stored before the field existed
  * @param lease the hold of the tool-runner looking after the call ({@link Leases}): taken with the
- *     claim, renewed while the tool runs, and unset by the write that records the outcome, which
- *     comes after the tool message; so a running call may be answered already. A call finished
- *     elsewhere (a rejection) keeps its decider's hold until its tool message is appended
+ *     claim, renewed while the tool runs, kept after the outcome is recorded and unset once the
+ *     tool message is appended; so a finished call that still has one may not be answered yet
  * @param resultAfter how many messages its conversation is expected to count when the call's result
  *     comes: the place of the answer that asked for it, plus the messages of its calls that were
  *     not run, plus the calls before it in that answer. A guess that spares the tool message a
@@ -52,6 +50,34 @@ public record ToolCall(
 
   @PersistenceCreator
   public ToolCall {}
+
+  /** This call with an outcome stored: its status, result or error, latency and time. */
+  public ToolCall recorded(
+      ToolCallStatus status,
+      @Nullable String result,
+      @Nullable String error,
+      long latencyMs,
+      Instant at) {
+    return new ToolCall(
+        id,
+        subAgentId,
+        taskId,
+        chatId,
+        agent,
+        stepId,
+        modelCallId,
+        name,
+        arguments,
+        status,
+        result,
+        error,
+        latencyMs,
+        lease,
+        createdAt,
+        at,
+        outbox,
+        resultAfter);
+  }
 
   /** A call whose step, and so its result's place, is not known. */
   public ToolCall(
@@ -90,22 +116,6 @@ public record ToolCall(
         updatedAt,
         outbox,
         null);
-  }
-
-  /**
-   * The event that asks the tool-runner to run this call, at {@code at}, carrying the call as
-   * recorded so that the tool-runner need not read it; one per call (its id derives from the call).
-   */
-  public ToolCallRequested requested(Instant at) {
-    return new ToolCallRequested(
-        Ids.derived(id, "requested"),
-        at,
-        id,
-        subAgentId,
-        taskId,
-        chatId,
-        name,
-        new ToolCallRequested.Call(agent, stepId, modelCallId, arguments, resultAfter));
   }
 
   /** The field of {@link #lease}. */

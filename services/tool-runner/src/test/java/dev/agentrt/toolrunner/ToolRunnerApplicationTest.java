@@ -209,9 +209,7 @@ class ToolRunnerApplicationTest {
             subAgent.id(),
             subAgent.taskId(),
             subAgent.chatId(),
-            call.name(),
-            new ToolCallRequested.Call(
-                call.agent(), call.stepId(), call.modelCallId(), call.arguments(), null));
+            call.name());
 
     app.getBean(EventPublisher.class)
         .send(OutboxEntry.of(requested, app.getBean(EventCodec.class)))

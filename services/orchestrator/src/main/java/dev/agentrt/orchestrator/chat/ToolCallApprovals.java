@@ -1,11 +1,13 @@
 package dev.agentrt.orchestrator.chat;
 
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.ApprovalDecision;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Exists;
+import dev.agentrt.store.Ids;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentConversations;
@@ -181,7 +183,17 @@ public class ToolCallApprovals {
   }
 
   private Optional<ToolCall> approve(ToolCall call, ApprovalDecision decision, Instant now) {
-    OutboxEntry requested = OutboxEntry.of(call.requested(now), codec);
+    OutboxEntry requested =
+        OutboxEntry.of(
+            new ToolCallRequested(
+                Ids.derived(call.id(), "requested"),
+                now,
+                call.id(),
+                call.subAgentId(),
+                call.taskId(),
+                call.chatId(),
+                call.name()),
+            codec);
     return Optional.ofNullable(
         mongo.findAndModify(
             Query.query(
@@ -217,11 +229,12 @@ public class ToolCallApprovals {
     SubAgentMessage message =
         conversations.append(
             subAgent,
-            NewMessage.toolResult(
+            new NewMessage(
                 messageId,
-                call.modelCallId(),
-                ToolCallStatus.failed,
+                SubAgentMessage.TOOL,
                 call.error(),
+                List.of(),
+                call.modelCallId(),
                 List.of(
                     OutboxEntry.of(
                         SubAgentConversations.added(subAgent, messageId, SubAgentMessage.TOOL, now),

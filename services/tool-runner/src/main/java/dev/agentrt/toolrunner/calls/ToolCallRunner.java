@@ -9,9 +9,7 @@ import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
-import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.ToolCall;
-import dev.agentrt.store.ToolCallStatus;
 import dev.agentrt.toolrunner.tools.ErrorType;
 import dev.agentrt.toolrunner.tools.RegisteredTool;
 import dev.agentrt.toolrunner.tools.ToolOutcome;
@@ -50,21 +48,16 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Runs tool calls: claims one ({@code pending → running}, held with {@link Leases}), checks that
  * the agent may call that tool, executes it on a virtual thread of its own within the tool's
- * timeout, answers it with the tool message, then records the outcome with the end of the hold
- * (answer first: a call whose outcome is recorded is answered). The caller gets control back as
- * soon as the claim is queued (the Kafka listener, {@link #offer}) or made (the sweeper), so a slow
- * tool never holds up other conversations (DESIGN invariant 4), and the calls of one model turn run
- * at the same time. The hold is renewed while the work runs (the service's {@code LeaseSweeper});
- * if this worker dies on the way, it expires and {@link ToolCallSweeper} takes the call up: a call
- * answered already has its outcome recorded from the answer, an idempotent tool runs again, any
- * other ends {@code failed} with {@code interrupted}.
+ * timeout, records the outcome, and answers it with the tool message. The caller gets control back
+ * as soon as the claim is queued (the Kafka listener, {@link #offer}) or made (the sweeper), so a
+ * slow tool never holds up other conversations (DESIGN invariant 4), and the calls of one model
+ * turn run at the same time. The hold is renewed while the work runs (the service's {@code
+ * LeaseSweeper}); if this worker dies on the way, it expires and {@link ToolCallSweeper} takes the
+ * call up: an idempotent tool runs again, any other ends {@code failed} with {@code interrupted}.
  *
  * <p>A cancelled task's running calls are stopped ({@link #cancel}): their worker is interrupted,
  * and the call ends {@code failed} with {@code cancelled}, without a retry.
@@ -81,8 +74,6 @@ import tools.jackson.databind.json.JsonMapper;
 class ToolCallRunner implements DisposableBean {
 
   private static final Logger log = LoggerFactory.getLogger(ToolCallRunner.class);
-
-  private static final JsonMapper JSON = JsonMapper.builder().build();
 
   /** How long a stopping service waits for its workers before it lets go of their holds. */
   private static final Duration STOP_GRACE = Duration.ofSeconds(5);
@@ -182,7 +173,7 @@ class ToolCallRunner implements DisposableBean {
     }
     CompletableFuture<Optional<ToolCall>> claim;
     try {
-      claim = calls.queueClaim(requested);
+      claim = calls.queueClaim(id);
     } catch (RuntimeException e) {
       givePermitBack();
       throw e;
@@ -249,41 +240,32 @@ class ToolCallRunner implements DisposableBean {
   }
 
   /**
-   * Goes on with a running call whose worker died (this worker now holds it and a permit): a call
-   * answered before that worker died has the outcome of its answer recorded; otherwise an
+   * Goes on with a running call whose worker died (this worker now holds it and a permit): an
    * idempotent tool runs again; any other is not run twice, it fails with {@code interrupted}; a
    * call of a cancelled task ends {@code cancelled} without running.
    */
   void resume(ToolCall taken) {
-    runHeld(taken, true, () -> resumeHeld(taken));
-  }
-
-  private void resumeHeld(ToolCall taken) {
-    Optional<SubAgentMessage> answered;
-    boolean taskCancelled;
-    try {
-      answered = messages.find(taken);
-      taskCancelled = answered.isEmpty() && calls.taskCancelled(taken);
-    } catch (RuntimeException e) {
-      unfinished(taken, e);
+    if (calls.taskCancelled(taken)) {
+      runHeld(taken, true, () -> recordAndAnswer(taken, cancelledOutcome(taken), 0));
       return;
     }
-    if (answered.isPresent()) {
-      finish(taken, answered.get(), null, new ToolStartEvent(ledger, taken));
-    } else if (taskCancelled) {
-      answerAndRecord(taken, cancelledOutcome(taken), 0);
-    } else if (toolbox.find(taken.name()).map(RegisteredTool::idempotent).orElse(true)) {
-      runAndAnswer(taken);
-    } else {
-      answerAndRecord(
-          taken,
-          new ToolOutcome.Failure(
-              ErrorType.interrupted,
-              taken.name()
-                  + " was interrupted (its worker stopped) and is not safe to run twice;"
-                  + " it may or may not have taken effect"),
-          0);
+    boolean idempotent = toolbox.find(taken.name()).map(RegisteredTool::idempotent).orElse(true);
+    if (idempotent) {
+      start(taken);
+      return;
     }
+    runHeld(
+        taken,
+        true,
+        () ->
+            recordAndAnswer(
+                taken,
+                new ToolOutcome.Failure(
+                    ErrorType.interrupted,
+                    taken.name()
+                        + " was interrupted (its worker stopped) and is not safe to run twice;"
+                        + " it may or may not have taken effect"),
+                0));
   }
 
   /** Appends the tool message of a finished call this worker holds, in the background. */
@@ -391,7 +373,7 @@ class ToolCallRunner implements DisposableBean {
   private void runAndAnswer(ToolCall call) {
     if (cancelled.remove(call.id())) { // cancelled before its worker started
       Thread.interrupted();
-      answerAndRecord(call, cancelledOutcome(call), 0);
+      recordAndAnswer(call, cancelledOutcome(call), 0);
       return;
     }
     long started = System.nanoTime();
@@ -429,7 +411,7 @@ class ToolCallRunner implements DisposableBean {
     if (shown != null) {
       shown.cancel(false);
     }
-    answerAndRecord(
+    recordAndAnswer(
         call, outcome, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), start);
   }
 
@@ -474,99 +456,55 @@ class ToolCallRunner implements DisposableBean {
         ErrorType.cancelled, call.name() + " was stopped: its task was cancelled");
   }
 
-  private void answerAndRecord(ToolCall call, ToolOutcome result, long latencyMs) {
-    answerAndRecord(call, result, latencyMs, null);
+  private void recordAndAnswer(ToolCall call, ToolOutcome result, long latencyMs) {
+    recordAndAnswer(call, result, latencyMs, null);
   }
 
   /**
-   * Answers the call with its outcome, then records it ({@link #finish}): the answer first, so that
-   * a call whose outcome is recorded is always answered, and the outcome is written together with
-   * the end of the hold.
+   * Records the outcome, its run event (with the call's start, when {@code start} is given and not
+   * shown yet), and answers the call with its tool message.
    */
-  private void answerAndRecord(
+  private void recordAndAnswer(
       ToolCall call, ToolOutcome result, long latencyMs, @Nullable ToolStartEvent start) {
     ToolOutcome outcome = cap.apply(result);
-    ToolCallStatus status =
-        outcome instanceof ToolOutcome.Failure ? ToolCallStatus.failed : ToolCallStatus.success;
     try {
-      finish(call, messages.append(call, status, outcome.json()), latencyMs, start);
-    } catch (RuntimeException e) {
-      unfinished(call, e);
-    }
-  }
-
-  /**
-   * Finishes a call answered with {@code answer} (by this worker, or by one before it): its run
-   * event (with the call's start, when {@code start} is given and not shown yet), then, at the same
-   * time, the answer's event published and the outcome the answer holds recorded with the end of
-   * the hold. Each step can be made again: a worker that takes the call up after a crash on the way
-   * makes them all.
-   */
-  private void finish(
-      ToolCall call,
-      SubAgentMessage answer,
-      @Nullable Long latencyMs,
-      @Nullable ToolStartEvent start) {
-    // Only a tool message someone else appended lacks a status, and none answers a running call;
-    // should one, its content is kept as the call's result.
-    ToolCallStatus status =
-        answer.toolStatus() == null ? ToolCallStatus.success : answer.toolStatus();
-    String errorType = status == ToolCallStatus.failed ? errorType(answer.content()) : null;
-    try {
-      Map<String, Object> data =
-          RunLedger.data(
-              "toolCallId",
-              call.id(),
-              "stepId",
-              call.stepId(),
-              "tool",
-              call.name(),
-              "toolName",
-              call.name(),
-              "status",
-              status == ToolCallStatus.failed ? "failed" : "succeeded",
-              "result",
-              RunLedger.excerpt(answer.content()),
-              "errorType",
-              errorType,
-              "latencyMs",
-              latencyMs);
-      if (start == null) {
-        ledger.append(
-            call.chatId(), List.of(ToolStartEvent.step(call, RunEvent.TOOL_CALL_RESULT, data)));
-      } else {
-        start.withResult(data);
+      Optional<ToolCall> stored = calls.record(call, outcome, latencyMs);
+      if (stored.isPresent()) {
+        Map<String, Object> data =
+            RunLedger.data(
+                "toolCallId",
+                call.id(),
+                "stepId",
+                call.stepId(),
+                "tool",
+                call.name(),
+                "toolName",
+                call.name(),
+                "status",
+                outcome instanceof ToolOutcome.Failure ? "failed" : "succeeded",
+                "result",
+                RunLedger.excerpt(outcome.json()),
+                "errorType",
+                outcome instanceof ToolOutcome.Failure f ? f.errorType().name() : null,
+                "latencyMs",
+                latencyMs);
+        if (start == null) {
+          ledger.append(
+              call.chatId(), List.of(ToolStartEvent.step(call, RunEvent.TOOL_CALL_RESULT, data)));
+        } else {
+          start.withResult(data);
+        }
       }
-      // Recorded before the event goes out, not after it: a publish that waits for the broker must
-      // not keep the call running past the end of its run, which the relay's wake may bring.
-      CompletableFuture<Boolean> record =
-          calls.queueRecord(call, status, answer.content(), latencyMs);
-      messages.publish(answer);
-      boolean recorded = BulkWrites.await(record);
       log.info(
-          "tool call {} ({}) {}{}{}",
+          "tool call {} ({}) {} in {} ms{}",
           call.id(),
           call.name(),
-          status == ToolCallStatus.success ? "succeeded" : "failed: " + errorType,
-          latencyMs == null ? "" : " in " + latencyMs + " ms",
-          recorded ? "" : " (another worker had already recorded it)");
+          outcome instanceof ToolOutcome.Failure f ? "failed: " + f.errorType() : "succeeded",
+          latencyMs,
+          stored.isPresent() ? "" : " (another worker had already recorded it)");
+      stored.ifPresentOrElse(messages::answer, () -> messages.answer(call.id()));
     } catch (RuntimeException e) {
       unfinished(call, e);
-    }
-  }
-
-  /**
-   * The {@code error_type} of a failure's JSON ({@link ToolOutcome.Failure#json}), if it has one.
-   */
-  private static @Nullable String errorType(@Nullable String failure) {
-    if (failure == null) {
-      return null;
-    }
-    try {
-      JsonNode type = JSON.readTree(failure).get("error_type");
-      return type == null || !type.isString() ? null : type.asString();
-    } catch (JacksonException notJson) {
-      return null;
     }
   }
 

@@ -3,7 +3,6 @@ package dev.agentrt.toolrunner.calls;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import dev.agentrt.agents.ToolCatalog;
-import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Exists;
@@ -12,11 +11,15 @@ import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
+import dev.agentrt.toolrunner.tools.ToolOutcome;
 import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.bson.Document;
+import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -29,11 +32,9 @@ import org.springframework.stereotype.Component;
  * exactly one wins each move.
  *
  * <p>A runner holds the calls it looks after with {@link Leases} on the call's {@code lease}: taken
- * with the claim ({@code pending → running} in the same write), renewed while the tool runs, and
- * ended by the write that records the outcome ({@link #record}), made once the tool message is
- * appended. So a running call whose lease expired may be answered already: whoever takes it up
- * records the outcome its answer holds. A finished call that still has a lease was finished
- * elsewhere (a rejection the orchestrator stored) and may not be answered yet ({@link #answered}).
+ * with the claim ({@code pending → running} in the same write), renewed while the tool runs, kept
+ * after the outcome is recorded and unset once the tool message is appended ({@link #answered}). A
+ * finished call that still has a lease has an answer that may not have reached the agent yet.
  */
 @Component
 class ToolCalls {
@@ -72,40 +73,11 @@ class ToolCalls {
   }
 
   /**
-   * {@link #claim} without waiting, with the claims and the calls' other writes queued meanwhile.
-   * The call is the one the event carries, as its document was recorded ({@link Leases#queueTake}):
-   * the claim reads nothing back. An event that does not carry it (published before events did) has
-   * the call read back after the claim ({@link Leases#queueTakeAndGet}).
+   * {@link #claim} without waiting, with the claims and the calls' other writes queued meanwhile
+   * ({@link Leases#queueTakeAndGet}).
    */
-  CompletableFuture<Optional<ToolCall>> queueClaim(ToolCallRequested requested) {
-    String id = requested.toolCallId();
-    ToolCallRequested.Call call = requested.call();
-    if (call == null) {
-      return leases.queueTakeAndGet(id, claimable(), running(), ToolCall.class);
-    }
-    ToolCall claimed =
-        new ToolCall(
-            id,
-            requested.subAgentId(),
-            requested.taskId(),
-            requested.chatId(),
-            call.agent(),
-            call.stepId(),
-            call.modelCallId(),
-            requested.name(),
-            call.arguments(),
-            ToolCallStatus.running,
-            null,
-            null,
-            null,
-            null,
-            requested.occurredAt(),
-            requested.occurredAt(),
-            List.of(),
-            call.resultAfter());
-    return leases
-        .queueTake(id, claimable(), running())
-        .thenApply(made -> made ? Optional.of(claimed) : Optional.empty());
+  CompletableFuture<Optional<ToolCall>> queueClaim(String toolCallId) {
+    return leases.queueTakeAndGet(toolCallId, claimable(), running(), ToolCall.class);
   }
 
   private static Criteria claimable() {
@@ -136,11 +108,7 @@ class ToolCalls {
         ToolCall.class);
   }
 
-  /**
-   * A call finished elsewhere whose tool message may be missing (its lease expired), now held here:
-   * a rejection whose decider died before answering it, or an outcome a tool-runner of before
-   * answers came first recorded before it died.
-   */
+  /** A finished call whose tool message may be missing (its lease expired), now held here. */
   Optional<ToolCall> takeBackUnanswered() {
     return leases.takeAny(
         ours().and("status").in(FINISHED).andOperator(leases.expired()),
@@ -149,27 +117,38 @@ class ToolCalls {
   }
 
   /**
-   * Stores the call's outcome, as its answer says it ({@link ToolMessages#append}), and ends the
-   * hold, in one write, if the call is still running; when another worker stored it first, nothing
-   * changes. The write is queued, not awaited: it goes out with the other calls' writes made at the
-   * same time ({@link BulkWrites#queueIfMatches}) and reads nothing back.
+   * Stores the outcome if the call is still running; a late duplicate finds it finished and changes
+   * nothing. The lease stays until the tool message is appended ({@link #answered}). The write goes
+   * out with the other calls' writes made at the same time ({@link BulkWrites#updateIfMatches}): it
+   * reads nothing back, so the call is returned as the runner holds it with this outcome.
    *
-   * @param latencyMs how long the tool ran; null when this worker did not run it (it took the call
-   *     up already answered)
-   * @return whether this write stored the outcome, once it is made
+   * @param call the call as this runner took it (running, held here)
+   * @return the call as stored with this outcome; empty when another outcome was stored first
    */
-  CompletableFuture<Boolean> queueRecord(
-      ToolCall call, ToolCallStatus status, @Nullable String content, @Nullable Long latencyMs) {
-    return updates.queueIfMatches(
-        call.id(),
-        Filters.eq("status", ToolCallStatus.running.name()),
-        Updates.combine(
-            Updates.set("status", status.name()),
-            Updates.set(status == ToolCallStatus.success ? "result" : "error", content),
-            Updates.set("latencyMs", latencyMs),
-            Updates.set("updatedAt", clock.instant()),
-            Updates.unset(ToolCall.LEASE)),
-        Collections.SUB_AGENT_TOOL_CALLS);
+  Optional<ToolCall> record(ToolCall call, ToolOutcome outcome, long latencyMs) {
+    Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS); // as MongoDB keeps it
+    ToolCall recorded =
+        switch (outcome) {
+          case ToolOutcome.Success success ->
+              call.recorded(ToolCallStatus.success, success.json(), null, latencyMs, now);
+          case ToolOutcome.Failure failure ->
+              call.recorded(ToolCallStatus.failed, null, failure.json(), latencyMs, now);
+        };
+    Bson outcomeField =
+        recorded.status() == ToolCallStatus.success
+            ? Updates.set("result", recorded.result())
+            : Updates.set("error", recorded.error());
+    boolean made =
+        updates.updateIfMatches(
+            call.id(),
+            Filters.eq("status", ToolCallStatus.running.name()),
+            Updates.combine(
+                Updates.set("status", recorded.status().name()),
+                Updates.set("latencyMs", latencyMs),
+                Updates.set("updatedAt", now),
+                outcomeField),
+            Collections.SUB_AGENT_TOOL_CALLS);
+    return made ? Optional.of(recorded) : Optional.empty();
   }
 
   /**
@@ -207,6 +186,10 @@ class ToolCalls {
     return mongo.find(query, Document.class, mongo.getCollectionName(ToolCall.class)).stream()
         .map(d -> String.valueOf(d.get("_id")))
         .toList();
+  }
+
+  Optional<ToolCall> find(String toolCallId) {
+    return Optional.ofNullable(mongo.findById(toolCallId, ToolCall.class));
   }
 
   /**

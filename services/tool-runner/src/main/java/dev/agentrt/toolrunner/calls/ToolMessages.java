@@ -15,16 +15,13 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Optional;
-import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.stereotype.Component;
 
 /**
- * Answers a tool call in its sub-agent's conversation: the {@code tool} message carrying the result
- * or error and how the call ended ({@link SubAgentMessage#toolStatus}), and the {@code
- * SubAgentMessageAdded} that wakes the agent loop. The message's id derives from the call, so
- * answering twice stores one message: the first answer stored is the call's answer, whoever stored
- * it, and the call's outcome is recorded from it ({@link ToolCalls#queueRecord}).
+ * Answers a finished tool call in its sub-agent's conversation: the {@code tool} message carrying
+ * the stored result or error, and the {@code SubAgentMessageAdded} that wakes the agent loop. The
+ * message's id derives from the call, so answering twice stores one message and publishes nothing
+ * new; its content is what the call's document holds, whoever recorded it.
  */
 @Component
 class ToolMessages {
@@ -33,20 +30,14 @@ class ToolMessages {
   private final SubAgentConversations conversations;
   private final Outbox outbox;
   private final EventCodec codec;
-  private final MongoTemplate mongo;
   private final Clock clock = Clock.systemUTC();
 
   ToolMessages(
-      ToolCalls calls,
-      SubAgentConversations conversations,
-      Outbox outbox,
-      EventCodec codec,
-      MongoTemplate mongo) {
+      ToolCalls calls, SubAgentConversations conversations, Outbox outbox, EventCodec codec) {
     this.calls = calls;
     this.conversations = conversations;
     this.outbox = outbox;
     this.codec = codec;
-    this.mongo = mongo;
   }
 
   static String messageId(String toolCallId) {
@@ -54,14 +45,23 @@ class ToolMessages {
   }
 
   /**
-   * Appends the tool message answering the call with this outcome, unless the call was answered
-   * before, without publishing it ({@link #publish}). The call carries its sub-agent's ids, so
-   * neither it nor the sub-agent is read again, and the place its result expects ({@link
-   * ToolCall#resultAfter}), taken in the bulk write while no other message came first.
-   *
-   * @return the call's answer as stored: this one, or the one appended before
+   * Appends and publishes the tool message if the call is finished and not yet answered, as it is
+   * stored now.
    */
-  SubAgentMessage append(ToolCall call, ToolCallStatus status, String content) {
+  void answer(String toolCallId) {
+    calls.find(toolCallId).ifPresent(this::answer);
+  }
+
+  /**
+   * Appends and publishes the tool message of the call as given (just recorded, or just taken back
+   * by the sweeper), if it is finished and not yet answered. The call carries its sub-agent's ids,
+   * so neither it nor the sub-agent is read again, and the place its result expects ({@link
+   * ToolCall#resultAfter}), taken in the bulk write while no other message came first.
+   */
+  void answer(ToolCall call) {
+    if (!ToolCalls.finished(call) || call.lease() == null) {
+      return;
+    }
     SubAgentIds subAgent = SubAgentIds.of(call);
     // Millisecond precision, as MongoDB stores it: the event's time is the message's createdAt.
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
@@ -69,34 +69,18 @@ class ToolMessages {
     SubAgentMessageAdded added =
         SubAgentConversations.added(subAgent, messageId, SubAgentMessage.TOOL, now);
     NewMessage toolMessage =
-        NewMessage.toolResult(
-            messageId, call.modelCallId(), status, content, List.of(OutboxEntry.of(added, codec)));
-    return call.resultAfter() == null
-        ? conversations.append(subAgent, toolMessage, now)
-        : conversations.append(subAgent, toolMessage, call.resultAfter(), now);
-  }
-
-  /** Publishes the answer's event, unless that was done before. */
-  void publish(SubAgentMessage answer) {
-    outbox.publishOrLeaveToRelay(Collections.SUB_AGENT_MESSAGES, answer.id(), answer.outbox());
-  }
-
-  /** The tool message answering the call, if one was appended. */
-  Optional<SubAgentMessage> find(ToolCall call) {
-    return Optional.ofNullable(mongo.findById(messageId(call.id()), SubAgentMessage.class));
-  }
-
-  /**
-   * Answers a call whose outcome was stored before its answer (a rejected call: the orchestrator
-   * records the rejection, then answers it), if it still holds its lease (not answered yet): the
-   * tool message from the outcome as stored, published, and the hold ended.
-   */
-  void answer(ToolCall call) {
-    if (!ToolCalls.finished(call) || call.lease() == null) {
-      return;
-    }
-    boolean succeeded = call.status() == ToolCallStatus.success;
-    publish(append(call, call.status(), succeeded ? call.result() : call.error()));
+        new NewMessage(
+            messageId,
+            SubAgentMessage.TOOL,
+            call.status() == ToolCallStatus.success ? call.result() : call.error(),
+            List.of(),
+            call.modelCallId(),
+            List.of(OutboxEntry.of(added, codec)));
+    SubAgentMessage message =
+        call.resultAfter() == null
+            ? conversations.append(subAgent, toolMessage, now)
+            : conversations.append(subAgent, toolMessage, call.resultAfter(), now);
+    outbox.publishOrLeaveToRelay(Collections.SUB_AGENT_MESSAGES, message.id(), message.outbox());
     calls.answered(call.id());
   }
 }

@@ -9,17 +9,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/**
- * Records what would be sent to Kafka, acknowledging at once, or when a test says so ({@link
- * #holdAcknowledgements}): a broker that is down.
- */
+/** Records what would be sent to Kafka, acknowledging at once. */
 final class RecordingPublisher extends EventPublisher {
 
   private static final EventCodec CODEC = new EventCodec();
 
   final List<OutboxEntry> entries = new CopyOnWriteArrayList<>();
-
-  private volatile CompletableFuture<Void> acknowledged = CompletableFuture.completedFuture(null);
 
   RecordingPublisher() {
     super(null, "test");
@@ -28,13 +23,7 @@ final class RecordingPublisher extends EventPublisher {
   @Override
   public CompletableFuture<?> send(OutboxEntry entry) {
     entries.add(entry);
-    return acknowledged;
-  }
-
-  /** From now on, what is sent is acknowledged when the future returned is completed. */
-  CompletableFuture<Void> holdAcknowledgements() {
-    acknowledged = new CompletableFuture<>();
-    return acknowledged;
+    return CompletableFuture.completedFuture(null);
   }
 
   List<Event> events() {

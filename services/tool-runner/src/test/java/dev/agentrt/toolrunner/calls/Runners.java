@@ -87,7 +87,7 @@ final class Runners {
       boolean captureContent) {
     ToolMessages messages =
         new ToolMessages(
-            calls, new SubAgentConversations(mongo), new Outbox(published, mongo), CODEC, mongo);
+            calls, new SubAgentConversations(mongo), new Outbox(published, mongo), CODEC);
     return new ToolCallRunner(
         calls,
         messages,

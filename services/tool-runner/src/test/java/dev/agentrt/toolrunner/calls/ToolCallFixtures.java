@@ -70,16 +70,6 @@ final class ToolCallFixtures {
         List.of());
   }
 
-  /**
-   * A running call of a dead runner: held by {@link #ANOTHER_RUNNER} until a minute ago, started a
-   * minute before that.
-   */
-  static ToolCall ofADeadRunner(SubAgent subAgent, String name, String arguments) {
-    Instant started = now().minusSeconds(120);
-    return call(
-        subAgent, name, arguments, ToolCallStatus.running, started.plusSeconds(60), started);
-  }
-
   /** The call naming another agent; null: as stored before tool calls named their agent. */
   static ToolCall namingAgent(ToolCall call, @Nullable String agent) {
     return new ToolCall(
@@ -121,13 +111,7 @@ final class ToolCallFixtures {
         List.of());
   }
 
-  /** The call's event as the agent loop publishes it: carrying the call as recorded. */
   static ToolCallRequested requested(ToolCall call) {
-    return call.requested(call.createdAt());
-  }
-
-  /** The call's event as published before events carried the call: its ids and name only. */
-  static ToolCallRequested requestedWithoutTheCall(ToolCall call) {
     return new ToolCallRequested(
         Ids.derived(call.id(), "requested"),
         call.createdAt(),

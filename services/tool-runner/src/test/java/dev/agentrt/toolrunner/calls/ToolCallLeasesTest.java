@@ -1,7 +1,7 @@
 package dev.agentrt.toolrunner.calls;
 
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.call;
-import static dev.agentrt.toolrunner.calls.ToolCallFixtures.ofADeadRunner;
+import static dev.agentrt.toolrunner.calls.ToolCallFixtures.now;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.pending;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.requested;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.subAgent;
@@ -158,7 +158,16 @@ class ToolCallLeasesTest {
   void aRunningCallOfACancelledTaskWhoseRunnerDiedEndsCancelledWithoutRunning() {
     ToolCallRunner runner = runner(Duration.ofSeconds(30));
     SubAgent subAgent = stored(cancelled(subAgent()));
-    ToolCall call = stored(ofADeadRunner(subAgent, "search_docs", "{\"query\":\"x\"}"));
+    Instant started = now().minusSeconds(120);
+    ToolCall call =
+        stored(
+            call(
+                subAgent,
+                "search_docs",
+                "{\"query\":\"x\"}",
+                ToolCallStatus.running,
+                started.plusSeconds(30),
+                started));
 
     assertThat(Runners.sweeper(runner).takeUp()).isEqualTo(1);
     ToolCall done = Runners.awaitAnswered(mongo, call);

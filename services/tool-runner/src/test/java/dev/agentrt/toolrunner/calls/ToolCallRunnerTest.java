@@ -4,10 +4,8 @@ import static dev.agentrt.toolrunner.calls.ToolCallFixtures.call;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.finished;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.namingAgent;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.now;
-import static dev.agentrt.toolrunner.calls.ToolCallFixtures.ofADeadRunner;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.pending;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.requested;
-import static dev.agentrt.toolrunner.calls.ToolCallFixtures.requestedWithoutTheCall;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.subAgent;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.unclaimed;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,8 +31,6 @@ import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.StoreIndexes;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
-import dev.agentrt.store.SubAgentConversations.NewMessage;
-import dev.agentrt.store.SubAgentIds;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
@@ -389,51 +385,29 @@ class ToolCallRunnerTest {
     assertThat(tool.executions).hasValue(2);
   }
 
-  /**
-   * The event carries the call as recorded: the claim is an update that reads nothing back, and
-   * neither the call nor its sub-agent is read on the way to its answer.
-   */
   @Test
-  void aCallIsClaimedRunAndAnsweredWithoutReadingTheCallOrItsSubAgent() {
+  void aRecordedCallIsAnsweredWithoutReadingTheCallOrItsSubAgentAgain() {
     SubAgent subAgent = stored(subAgent());
     ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"));
-    COMMANDS.clear();
 
-    assertThat(runner.onRequested(requested(call))).isTrue();
+    runner.onRequested(requested(call));
     awaitAnswered(call);
 
     // The runner works on virtual threads; the test and its polling on platform threads.
     List<String> runners = COMMANDS.from(Thread::isVirtual);
     assertThat(runners)
+        .as("the runner's commands: the outcome recorded by an update that reads nothing back")
         .contains(
             "update " + Collections.SUB_AGENT_TOOL_CALLS,
             "insert " + Collections.SUB_AGENT_MESSAGES)
-        .doesNotContain(
-            "find " + Collections.SUB_AGENT_TOOL_CALLS,
-            "findAndModify " + Collections.SUB_AGENT_TOOL_CALLS,
-            "find " + Collections.SUB_AGENTS);
-    assertThat(tool.executions).hasValue(1);
-    assertThat(theToolMessageOf(call).content()).isEqualTo(ScriptedTool.RESULT);
-  }
-
-  /**
-   * An event published before events carried the call: the call is read back once, with the claim,
-   * and runs as any other.
-   */
-  @Test
-  void anEventWithoutItsCallHasTheCallReadBackWithTheClaim() {
-    SubAgent subAgent = stored(subAgent());
-    ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"));
-    COMMANDS.clear();
-
-    assertThat(runner.onRequested(requestedWithoutTheCall(call))).isTrue();
-    assertThat(runner.onRequested(requestedWithoutTheCall(call))).isFalse();
-    awaitAnswered(call);
-
-    assertThat(COMMANDS.from(Thread::isVirtual))
+        .doesNotContain("findAndModify " + Collections.SUB_AGENT_TOOL_CALLS);
+    assertThat(runners)
+        .as("the one read of the call: the claim's, of the call it took")
         .filteredOn(("find " + Collections.SUB_AGENT_TOOL_CALLS)::equals)
         .hasSize(1);
-    assertThat(tool.executions).hasValue(1);
+    assertThat(runners)
+        .as("the call names its agent: the sub-agent is not read")
+        .doesNotContain("find " + Collections.SUB_AGENTS);
     assertThat(theToolMessageOf(call).content()).isEqualTo(ScriptedTool.RESULT);
   }
 
@@ -450,13 +424,13 @@ class ToolCallRunnerTest {
     ToolCall second = stored(pending(subAgent, "search_docs", "{\"query\":\"redis\"}"));
     expectResultsAfter(answered, first, second);
 
-    runner.onRequested(requested(reload(first)));
+    runner.onRequested(requested(first));
     awaitAnswered(first);
     assertThat(theToolMessageOf(first).seq()).isEqualTo(answered + 1);
     assertThat(COMMANDS.from(Thread::isVirtual))
         .doesNotContain("findAndModify " + Collections.SUB_AGENTS);
 
-    runner.onRequested(requested(reload(second)));
+    runner.onRequested(requested(second));
     awaitAnswered(second);
     assertThat(messagesOf(subAgent))
         .extracting(SubAgentMessage::toolCallId, SubAgentMessage::seq)
@@ -729,75 +703,25 @@ class ToolCallRunnerTest {
     }
   }
 
-  /**
-   * Another worker took the call back and answered it while this one was still running, and died
-   * before recording it: the answer stored first is the call's, and its outcome is recorded from
-   * it.
-   */
   @Test
-  void aLateResultDoesNotReplaceTheAnswerGivenFirst() {
+  void aLateResultDoesNotOverwriteTheOneRecordedFirst() {
     SubAgent subAgent = stored(subAgent());
     ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"x\"}"));
     String first = "{\"results\":[{\"path\":\"docs/first.md\"}]}";
-    tool.whileRunning = () -> answeredBefore(call, ToolCallStatus.success, first, true);
+    // Another worker took the call back and finished it while this one was still running.
+    tool.whileRunning =
+        () ->
+            mongo.updateFirst(
+                Query.query(Criteria.where("_id").is(call.id())),
+                new Update().set("status", ToolCallStatus.success).set("result", first),
+                ToolCall.class);
 
     runner.onRequested(requested(call));
     ToolCall done = awaitAnswered(call);
 
-    assertThat(tool.executions).hasValue(1);
-    assertThat(done.status()).isEqualTo(ToolCallStatus.success);
     assertThat(done.result()).isEqualTo(first);
     assertThat(theToolMessageOf(call).content()).isEqualTo(first);
     assertThat(published.events()).hasSize(1);
-  }
-
-  /**
-   * The call's answer is appended before its outcome is recorded, and the outcome is recorded by
-   * the write that ends the hold: after the claim, one write of the call.
-   */
-  @Test
-  void aCallIsAnsweredFirstAndItsOutcomeEndsItsHoldInOneWrite() {
-    SubAgent subAgent = stored(subAgent());
-    ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"));
-    COMMANDS.clear();
-
-    runner.onRequested(requested(call));
-    awaitAnswered(call);
-
-    assertThat(COMMANDS.from(thread -> true))
-        .filteredOn(
-            command ->
-                command.equals("update " + Collections.SUB_AGENT_TOOL_CALLS)
-                    || command.equals("insert " + Collections.SUB_AGENT_MESSAGES))
-        .containsExactly(
-            "update " + Collections.SUB_AGENT_TOOL_CALLS, // the claim
-            "insert " + Collections.SUB_AGENT_MESSAGES, // the answer
-            "update " + Collections.SUB_AGENT_TOOL_CALLS); // the outcome, and the hold's end
-  }
-
-  /**
-   * A broker that does not acknowledge does not keep the call running: its outcome is recorded and
-   * its hold ended while its event waits, so a run the relay's wake takes on has no running call.
-   */
-  @Test
-  void aCallIsRecordedWhileItsEventWaitsForTheBroker() {
-    SubAgent subAgent = stored(subAgent());
-    ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"));
-    CompletableFuture<Void> broker = published.holdAcknowledgements();
-
-    runner.offer(requested(call));
-    ToolCall done = Runners.awaitAnswered(mongo, call, Duration.ofSeconds(5)); // a send waits 10 s
-
-    assertThat(done.status()).isEqualTo(ToolCallStatus.success);
-    // The record is queued before the send is made, so it may be stored first.
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .untilAsserted(() -> assertThat(published.events()).hasSize(1));
-    assertThat(theToolMessageOf(call).outbox()).hasSize(1); // not acknowledged yet
-    broker.complete(null);
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> assertThat(theToolMessageOf(call).outbox()).isEmpty());
   }
 
   // --- the sweeper
@@ -805,7 +729,16 @@ class ToolCallRunnerTest {
   @Test
   void theSweeperTakesBackACallWhoseLeaseExpiredAndRunsItAgain() {
     SubAgent subAgent = stored(subAgent());
-    ToolCall call = stored(ofADeadRunner(subAgent, "search_docs", "{\"query\":\"x\"}"));
+    Instant started = now().minusSeconds(120);
+    ToolCall call =
+        stored(
+            call(
+                subAgent,
+                "search_docs",
+                "{\"query\":\"x\"}",
+                ToolCallStatus.running,
+                started.plusSeconds(60),
+                started));
 
     assertThat(sweeper.takeUp()).isEqualTo(1);
     ToolCall done = awaitAnswered(call);
@@ -814,48 +747,6 @@ class ToolCallRunnerTest {
     assertThat(done.status()).isEqualTo(ToolCallStatus.success);
     assertThat(theToolMessageOf(call).content()).isEqualTo(ScriptedTool.RESULT);
     assertThat(published.events()).hasSize(1);
-  }
-
-  /**
-   * A worker that died after answering its calls and before recording them: the calls are taken
-   * back and finished from their answers, without running again (though the tool is idempotent),
-   * each answer published unless it was, each result in the ledger once.
-   */
-  @Test
-  void aCallAnsweredBeforeItsWorkerDiedIsFinishedFromItsAnswerWithoutRunningAgain() {
-    SubAgent subAgent = stored(subAgent());
-    mongo.insert(new Chat(subAgent.chatId(), "t", Instant.now()));
-    ToolCall succeeded = stored(ofADeadRunner(subAgent, "search_docs", "{\"query\":\"x\"}"));
-    ToolCall failed = stored(ofADeadRunner(subAgent, "search_docs", "{\"query\":\"y\"}"));
-    String result = "{\"results\":[{\"path\":\"docs/kafka.md\"}]}";
-    String error = "{\"error_type\":\"timeout\",\"message\":\"too slow\"}";
-    answeredBefore(succeeded, ToolCallStatus.success, result, true); // its event still to go
-    answeredBefore(failed, ToolCallStatus.failed, error, false); // its event gone out
-
-    assertThat(sweeper.takeUp()).isEqualTo(2);
-    ToolCall doneWell = awaitAnswered(succeeded);
-    ToolCall doneBadly = awaitAnswered(failed);
-
-    assertThat(tool.executions).hasValue(0);
-    assertThat(doneWell.status()).isEqualTo(ToolCallStatus.success);
-    assertThat(doneWell.result()).isEqualTo(result);
-    assertThat(doneBadly.status()).isEqualTo(ToolCallStatus.failed);
-    assertThat(doneBadly.error()).isEqualTo(error);
-    assertThat(doneBadly.latencyMs()).as("not run here: unknown").isNull();
-    assertThat(messagesOf(subAgent)).hasSize(2);
-    assertThat(published.events())
-        .singleElement()
-        .extracting(event -> ((SubAgentMessageAdded) event).messageId())
-        .isEqualTo(ToolMessages.messageId(succeeded.id()));
-    assertThat(new RunLedger(mongo).after(subAgent.chatId(), 0, 10))
-        .filteredOn(event -> event.type().equals(RunEvent.TOOL_CALL_RESULT))
-        .extracting(
-            event -> event.data().get("toolCallId"),
-            event -> event.data().get("status"),
-            event -> event.data().get("errorType"))
-        .containsExactlyInAnyOrder(
-            tuple(succeeded.id(), "succeeded", null), tuple(failed.id(), "failed", "timeout"));
-    assertThat(sweeper.takeUp()).isZero();
   }
 
   @Test
@@ -868,7 +759,16 @@ class ToolCallRunnerTest {
     ToolCallRunner careful = runner(notIdempotent);
     ToolCallSweeper carefulSweeper = Runners.sweeper(careful);
     SubAgent subAgent = stored(subAgent());
-    ToolCall call = stored(ofADeadRunner(subAgent, "search_docs", "{\"query\":\"x\"}"));
+    Instant started = now().minusSeconds(120);
+    ToolCall call =
+        stored(
+            call(
+                subAgent,
+                "search_docs",
+                "{\"query\":\"x\"}",
+                ToolCallStatus.running,
+                started.plusSeconds(60),
+                started));
 
     assertThat(carefulSweeper.takeUp()).isEqualTo(1);
     ToolCall done = awaitAnswered(call);
@@ -1009,29 +909,6 @@ class ToolCallRunnerTest {
           new Update().set("resultAfter", resultAfter),
           ToolCall.class);
     }
-  }
-
-  /**
-   * Appends the call's answer as another worker does before recording it, its event published
-   * already or not.
-   */
-  private static void answeredBefore(
-      ToolCall call, ToolCallStatus status, String content, boolean eventToGo) {
-    SubAgentIds subAgent = SubAgentIds.of(call);
-    String messageId = ToolMessages.messageId(call.id());
-    Instant at = now();
-    List<OutboxEntry> outbox =
-        eventToGo
-            ? List.of(
-                OutboxEntry.of(
-                    SubAgentConversations.added(subAgent, messageId, SubAgentMessage.TOOL, at),
-                    CODEC))
-            : List.of();
-    new SubAgentConversations(mongo)
-        .append(
-            subAgent,
-            NewMessage.toolResult(messageId, call.modelCallId(), status, content, outbox),
-            at);
   }
 
   private static <T> T stored(T document) {
