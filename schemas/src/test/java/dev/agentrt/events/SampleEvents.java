@@ -21,7 +21,26 @@ final class SampleEvents {
         new TaskCancelled(id(), NOW, "task-1", "chat-1", "sub-1", "2 model turns, 2 tool calls"),
         new TaskCancelled(id(), NOW, "task-3", "chat-1", null, "nothing yet"),
         new SubAgentMessageAdded(id(), NOW, "sub-1", "task-1", "chat-1", "sam-1", "tool"),
-        new ToolCallRequested(id(), NOW, "call-1", "sub-1", "task-1", "chat-1", "search_docs"));
+        new ToolCallRequested(id(), NOW, "call-1", "sub-1", "task-1", "chat-1", "search_docs"),
+        new ToolCallRequested(
+            id(),
+            NOW,
+            "call-2",
+            "sub-1",
+            "task-1",
+            "chat-1",
+            "search_docs",
+            new ToolCallRequested.Call(
+                "researcher", "answer-1", "call_1", "{\"query\":\"kafka\"}", 3L)),
+        new ToolCallRequested(
+            id(),
+            NOW,
+            "call-3",
+            "sub-1",
+            "task-1",
+            "chat-1",
+            "read_doc",
+            new ToolCallRequested.Call(null, null, "call_2", "{}", null)));
   }
 
   private static String id() {

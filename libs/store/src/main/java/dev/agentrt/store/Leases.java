@@ -171,22 +171,51 @@ public final class Leases {
    */
   public <T> CompletableFuture<Optional<T>> queueTakeAndGet(
       String id, Criteria condition, Update also, Class<T> as) {
-    if (writes == null || taken == null) {
+    GroupCommit<String, @Nullable Document> reads = taken;
+    if (reads == null) {
+      throw new IllegalStateException("takes queue with the process's writes only");
+    }
+    return queueTake(id, condition, also, () -> reads.submit(id))
+        .thenApply(document -> document.map(d -> mongo.getConverter().read(as, d)));
+  }
+
+  /**
+   * {@link #queueTakeAndGet} for a caller that knows the document already: the take alone, without
+   * the read after it.
+   *
+   * @return whether this instance holds it now (as {@link #take}); failed with why the take is not
+   *     known to have been made
+   */
+  public CompletableFuture<Boolean> queueTake(String id, Criteria condition, Update also) {
+    return queueTake(
+            id, condition, also, () -> CompletableFuture.completedFuture(new Document("_id", id)))
+        .thenApply(Optional::isPresent);
+  }
+
+  /**
+   * Queues the take in the process's bulk write, then, once made, {@code then} (the document as
+   * taken, null when it is gone); the hold is this instance's only when both succeed.
+   */
+  private CompletableFuture<Optional<Document>> queueTake(
+      String id,
+      Criteria condition,
+      Update also,
+      Supplier<CompletableFuture<@Nullable Document>> then) {
+    if (writes == null) {
       throw new IllegalStateException("takes queue with the process's writes only");
     }
     Hold hold = new Hold();
     if (held.putIfAbsent(id, hold) != null) {
       return CompletableFuture.completedFuture(Optional.empty()); // held here already
     }
-    GroupCommit<String, @Nullable Document> reads = taken;
     return writes
         .queueIfMatches(id, takable(id, condition), holding(also), collection)
-        .thenCompose(made -> made ? reads.submit(id) : CompletableFuture.completedFuture(null))
+        .thenCompose(made -> made ? then.get() : CompletableFuture.completedFuture(null))
         .handle(
             (document, failure) -> {
               if (failure == null && document != null) {
                 hold.taken = true;
-                return Optional.of(mongo.getConverter().read(as, document));
+                return Optional.of(document);
               }
               held.remove(id, hold);
               if (failure != null) {

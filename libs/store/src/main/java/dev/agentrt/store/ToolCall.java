@@ -1,5 +1,6 @@
 package dev.agentrt.store;
 
+import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import java.time.Instant;
 import java.util.List;
@@ -116,6 +117,22 @@ public record ToolCall(
         updatedAt,
         outbox,
         null);
+  }
+
+  /**
+   * The event that asks the tool-runner to run this call, at {@code at}, carrying the call as
+   * recorded so that the tool-runner need not read it; one per call (its id derives from the call).
+   */
+  public ToolCallRequested requested(Instant at) {
+    return new ToolCallRequested(
+        Ids.derived(id, "requested"),
+        at,
+        id,
+        subAgentId,
+        taskId,
+        chatId,
+        name,
+        new ToolCallRequested.Call(agent, stepId, modelCallId, arguments, resultAfter));
   }
 
   /** The field of {@link #lease}. */

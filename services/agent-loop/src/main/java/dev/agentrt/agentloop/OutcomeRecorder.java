@@ -139,7 +139,9 @@ class OutcomeRecorder {
     String messageId = answerId(subAgent.id(), answeredSeq);
     List<RequestedToolCall> calls = callsToRecord(reply, needsApproval);
     List<OutboxEntry> events = new ArrayList<>();
-    for (RequestedToolCall call : toRun(calls)) {
+    List<RequestedToolCall> run = toRun(calls);
+    for (int i = 0; i < run.size(); i++) {
+      RequestedToolCall call = run.get(i);
       if (Delegations.isDelegation(call) || call.gated()) {
         continue; // the runtime's own, started by apply; or announced once a person approves it
       }
@@ -153,7 +155,13 @@ class OutcomeRecorder {
                   subAgent.id(),
                   subAgent.taskId(),
                   subAgent.chatId(),
-                  call.name())));
+                  call.name(),
+                  new ToolCallRequested.Call(
+                      subAgent.agent(),
+                      messageId,
+                      call.id(),
+                      call.arguments(),
+                      resultAfter(seq.getAsLong(), calls, run, i)))));
     }
     TurnUsage tokens =
         reply.usage() == null
@@ -221,12 +229,11 @@ class OutcomeRecorder {
       return;
     }
     List<RequestedToolCall> run = toRun(calls);
-    // Their results are expected after the answer and the messages of the calls not run, in order.
-    long resultsAfter = answer.seq() + calls.size() - run.size();
     List<ToolCall> toolCalls = new ArrayList<>(run.size());
     for (int i = 0; i < run.size(); i++) {
       if (!Delegations.isDelegation(run.get(i))) {
-        toolCalls.add(toolCall(subAgent, answer, run.get(i), resultsAfter + i, now));
+        toolCalls.add(
+            toolCall(subAgent, answer, run.get(i), resultAfter(answer.seq(), calls, run, i), now));
       }
     }
     insertOnce(toolCalls);
@@ -244,6 +251,16 @@ class OutcomeRecorder {
               List.of()),
           now);
     }
+  }
+
+  /**
+   * The conversation's count the result of the {@code i}th call run expects ({@link
+   * ToolCall#resultAfter}): results come after the answer (at {@code answerSeq}) and the messages
+   * of the calls not run, in the order of the calls.
+   */
+  private static long resultAfter(
+      long answerSeq, List<RequestedToolCall> calls, List<RequestedToolCall> run, int i) {
+    return answerSeq + calls.size() - run.size() + i;
   }
 
   /**

@@ -13,6 +13,7 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.TurnRequests;
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.events.Topics;
 import dev.agentrt.model.ModelMessage;
 import dev.agentrt.model.ModelReply;
@@ -383,6 +384,11 @@ class AgentLoopTest {
         .extracting(ToolCall::modelCallId, ToolCall::resultAfter)
         .containsExactlyInAnyOrder(
             tuple("call_0", answer + 2), tuple("call_1", answer + 3), tuple("call_2", answer + 4));
+    assertThat(Published.on(kafka, Topics.TOOL_CALLS, subAgent.id(), 3))
+        .as("each call's event carries the call as recorded: the tool-runner need not read it")
+        .map(event -> ((ToolCallRequested) event).call())
+        .containsExactlyInAnyOrderElementsOf(
+            toolCalls().stream().map(c -> c.requested(c.createdAt()).call()).toList());
     assertThat(conversations.messages(subAgent.id()))
         .filteredOn(m -> m.role().equals(SubAgentMessage.TOOL))
         .extracting(SubAgentMessage::toolCallId)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.events.Event;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.events.Topics;
@@ -36,16 +37,11 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Executors;
-import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
@@ -55,11 +51,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
-import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
-import org.springframework.kafka.test.utils.KafkaTestUtils;
 
 /**
  * {@code message_agent}, the runtime's own tool: a call starts one child task (however often the
@@ -401,31 +395,9 @@ class DelegationTest {
 
   /** The {@code TaskCreated} published for the task, read from the broker. */
   private static TaskCreated publishedTaskCreated(String taskId) {
-    Map<String, Object> props =
-        KafkaTestUtils.consumerProps(kafka.getBrokersAsString(), "test-" + UUID.randomUUID());
-    props.put("auto.offset.reset", "earliest");
-    try (Consumer<String, byte[]> consumer =
-        new DefaultKafkaConsumerFactory<>(
-                props, new StringDeserializer(), new ByteArrayDeserializer())
-            .createConsumer()) {
-      consumer.subscribe(List.of(Topics.TASKS));
-      List<ConsumerRecord<String, byte[]>> seen = new ArrayList<>();
-      await()
-          .until(
-              () -> {
-                consumer.poll(Duration.ofMillis(200)).forEach(seen::add);
-                return seen.stream().anyMatch(r -> r.key().equals(taskId));
-              });
-      ConsumerRecord<String, byte[]> record =
-          seen.stream().filter(r -> r.key().equals(taskId)).findFirst().orElseThrow();
-      assertThat(seen.stream().filter(r -> r.key().equals(taskId))).hasSize(1);
-      return (TaskCreated)
-          new EventCodec()
-              .decode(
-                  new String(
-                      record.headers().lastHeader("ce_type").value(), StandardCharsets.UTF_8),
-                  record.value());
-    }
+    List<Event> published = Published.on(kafka, Topics.TASKS, taskId, 1);
+    assertThat(published).hasSize(1);
+    return (TaskCreated) published.getFirst();
   }
 
   private static ModelToolCall call(String id, String arguments) {

@@ -209,7 +209,9 @@ class ToolRunnerApplicationTest {
             subAgent.id(),
             subAgent.taskId(),
             subAgent.chatId(),
-            call.name());
+            call.name(),
+            new ToolCallRequested.Call(
+                call.agent(), call.stepId(), call.modelCallId(), call.arguments(), null));
 
     app.getBean(EventPublisher.class)
         .send(OutboxEntry.of(requested, app.getBean(EventCodec.class)))

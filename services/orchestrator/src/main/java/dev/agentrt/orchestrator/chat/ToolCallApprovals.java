@@ -1,13 +1,11 @@
 package dev.agentrt.orchestrator.chat;
 
 import dev.agentrt.events.EventCodec;
-import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.ApprovalDecision;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Exists;
-import dev.agentrt.store.Ids;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentConversations;
@@ -183,17 +181,7 @@ public class ToolCallApprovals {
   }
 
   private Optional<ToolCall> approve(ToolCall call, ApprovalDecision decision, Instant now) {
-    OutboxEntry requested =
-        OutboxEntry.of(
-            new ToolCallRequested(
-                Ids.derived(call.id(), "requested"),
-                now,
-                call.id(),
-                call.subAgentId(),
-                call.taskId(),
-                call.chatId(),
-                call.name()),
-            codec);
+    OutboxEntry requested = OutboxEntry.of(call.requested(now), codec);
     return Optional.ofNullable(
         mongo.findAndModify(
             Query.query(

@@ -173,7 +173,7 @@ class ToolCallRunner implements DisposableBean {
     }
     CompletableFuture<Optional<ToolCall>> claim;
     try {
-      claim = calls.queueClaim(id);
+      claim = calls.queueClaim(requested);
     } catch (RuntimeException e) {
       givePermitBack();
       throw e;

@@ -3,9 +3,11 @@ package dev.agentrt.toolrunner.calls;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import dev.agentrt.agents.ToolCatalog;
+import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Exists;
+import dev.agentrt.store.Lease;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentStatus;
@@ -73,11 +75,41 @@ class ToolCalls {
   }
 
   /**
-   * {@link #claim} without waiting, with the claims and the calls' other writes queued meanwhile
-   * ({@link Leases#queueTakeAndGet}).
+   * {@link #claim} without waiting, with the claims and the calls' other writes queued meanwhile.
+   * The call is the one the event carries, as its document was recorded ({@link Leases#queueTake}):
+   * the claim reads nothing back. An event that does not carry it (published before events did) has
+   * the call read back after the claim ({@link Leases#queueTakeAndGet}).
    */
-  CompletableFuture<Optional<ToolCall>> queueClaim(String toolCallId) {
-    return leases.queueTakeAndGet(toolCallId, claimable(), running(), ToolCall.class);
+  CompletableFuture<Optional<ToolCall>> queueClaim(ToolCallRequested requested) {
+    String id = requested.toolCallId();
+    ToolCallRequested.Call call = requested.call();
+    if (call == null) {
+      return leases.queueTakeAndGet(id, claimable(), running(), ToolCall.class);
+    }
+    ToolCall claimed =
+        new ToolCall(
+            id,
+            requested.subAgentId(),
+            requested.taskId(),
+            requested.chatId(),
+            call.agent(),
+            call.stepId(),
+            call.modelCallId(),
+            requested.name(),
+            call.arguments(),
+            ToolCallStatus.running,
+            null,
+            null,
+            null,
+            new Lease(
+                leases.holder(), clock.instant().plus(leases.duration())), // as the claim sets
+            requested.occurredAt(),
+            requested.occurredAt(),
+            List.of(),
+            call.resultAfter());
+    return leases
+        .queueTake(id, claimable(), running())
+        .thenApply(made -> made ? Optional.of(claimed) : Optional.empty());
   }
 
   private static Criteria claimable() {

@@ -111,7 +111,13 @@ final class ToolCallFixtures {
         List.of());
   }
 
+  /** The call's event as the agent loop publishes it: carrying the call as recorded. */
   static ToolCallRequested requested(ToolCall call) {
+    return call.requested(call.createdAt());
+  }
+
+  /** The call's event as published before events carried the call: its ids and name only. */
+  static ToolCallRequested requestedWithoutTheCall(ToolCall call) {
     return new ToolCallRequested(
         Ids.derived(call.id(), "requested"),
         call.createdAt(),

@@ -6,6 +6,7 @@ import static dev.agentrt.toolrunner.calls.ToolCallFixtures.namingAgent;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.now;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.pending;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.requested;
+import static dev.agentrt.toolrunner.calls.ToolCallFixtures.requestedWithoutTheCall;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.subAgent;
 import static dev.agentrt.toolrunner.calls.ToolCallFixtures.unclaimed;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -385,29 +386,51 @@ class ToolCallRunnerTest {
     assertThat(tool.executions).hasValue(2);
   }
 
+  /**
+   * The event carries the call as recorded: the claim is an update that reads nothing back, and
+   * neither the call nor its sub-agent is read on the way to its answer.
+   */
   @Test
-  void aRecordedCallIsAnsweredWithoutReadingTheCallOrItsSubAgentAgain() {
+  void aCallIsClaimedRunAndAnsweredWithoutReadingTheCallOrItsSubAgent() {
     SubAgent subAgent = stored(subAgent());
     ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"));
+    COMMANDS.clear();
 
-    runner.onRequested(requested(call));
+    assertThat(runner.onRequested(requested(call))).isTrue();
     awaitAnswered(call);
 
     // The runner works on virtual threads; the test and its polling on platform threads.
     List<String> runners = COMMANDS.from(Thread::isVirtual);
     assertThat(runners)
-        .as("the runner's commands: the outcome recorded by an update that reads nothing back")
         .contains(
             "update " + Collections.SUB_AGENT_TOOL_CALLS,
             "insert " + Collections.SUB_AGENT_MESSAGES)
-        .doesNotContain("findAndModify " + Collections.SUB_AGENT_TOOL_CALLS);
-    assertThat(runners)
-        .as("the one read of the call: the claim's, of the call it took")
+        .doesNotContain(
+            "find " + Collections.SUB_AGENT_TOOL_CALLS,
+            "findAndModify " + Collections.SUB_AGENT_TOOL_CALLS,
+            "find " + Collections.SUB_AGENTS);
+    assertThat(tool.executions).hasValue(1);
+    assertThat(theToolMessageOf(call).content()).isEqualTo(ScriptedTool.RESULT);
+  }
+
+  /**
+   * An event published before events carried the call: the call is read back once, with the claim,
+   * and runs as any other.
+   */
+  @Test
+  void anEventWithoutItsCallHasTheCallReadBackWithTheClaim() {
+    SubAgent subAgent = stored(subAgent());
+    ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"));
+    COMMANDS.clear();
+
+    assertThat(runner.onRequested(requestedWithoutTheCall(call))).isTrue();
+    assertThat(runner.onRequested(requestedWithoutTheCall(call))).isFalse();
+    awaitAnswered(call);
+
+    assertThat(COMMANDS.from(Thread::isVirtual))
         .filteredOn(("find " + Collections.SUB_AGENT_TOOL_CALLS)::equals)
         .hasSize(1);
-    assertThat(runners)
-        .as("the call names its agent: the sub-agent is not read")
-        .doesNotContain("find " + Collections.SUB_AGENTS);
+    assertThat(tool.executions).hasValue(1);
     assertThat(theToolMessageOf(call).content()).isEqualTo(ScriptedTool.RESULT);
   }
 
@@ -424,13 +447,13 @@ class ToolCallRunnerTest {
     ToolCall second = stored(pending(subAgent, "search_docs", "{\"query\":\"redis\"}"));
     expectResultsAfter(answered, first, second);
 
-    runner.onRequested(requested(first));
+    runner.onRequested(requested(reload(first)));
     awaitAnswered(first);
     assertThat(theToolMessageOf(first).seq()).isEqualTo(answered + 1);
     assertThat(COMMANDS.from(Thread::isVirtual))
         .doesNotContain("findAndModify " + Collections.SUB_AGENTS);
 
-    runner.onRequested(requested(second));
+    runner.onRequested(requested(reload(second)));
     awaitAnswered(second);
     assertThat(messagesOf(subAgent))
         .extracting(SubAgentMessage::toolCallId, SubAgentMessage::seq)
