@@ -299,6 +299,39 @@ public class SubAgentConversations {
         role);
   }
 
+  /**
+   * The longest text an event carries of its message ({@link #addedCarrying}): a longer one is read
+   * from its document. The outbox keeps the event, copy included, until it is sent.
+   */
+  public static final int MAX_CARRIED = 16_384;
+
+  /**
+   * {@link #added(SubAgentIds, String, String, Instant)} for a message stored at {@code at} with
+   * this text, which the event carries when it is at most {@link #MAX_CARRIED} characters long: the
+   * agent loop may then go on without reading the message.
+   */
+  public static SubAgentMessageAdded addedCarrying(
+      SubAgentIds subAgent,
+      String messageId,
+      String role,
+      @Nullable String content,
+      @Nullable String toolCallId,
+      Instant at) {
+    SubAgentMessageAdded added = added(subAgent, messageId, role, at);
+    if (content == null || content.length() > MAX_CARRIED) {
+      return added;
+    }
+    return new SubAgentMessageAdded(
+        added.eventId(),
+        at,
+        added.subAgentId(),
+        added.taskId(),
+        added.chatId(),
+        messageId,
+        role,
+        new SubAgentMessageAdded.Carried(content, toolCallId));
+  }
+
   /** The whole conversation, in order: the model's context. */
   public List<SubAgentMessage> messages(String subAgentId) {
     return mongo.find(

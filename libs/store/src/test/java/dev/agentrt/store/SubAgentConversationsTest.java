@@ -7,6 +7,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.store.SubAgentConversations.Appended;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
 import java.time.Instant;
@@ -203,6 +204,31 @@ class SubAgentConversationsTest {
             () -> conversations.appendIfAbsent(missing, message(Ids.fresh(), "x"), Instant.EPOCH))
         .isInstanceOf(IllegalStateException.class);
     assertThat(conversations.messages(missing.id())).isEmpty();
+  }
+
+  /**
+   * An event carries its message's text up to the limit, and leaves a longer one (or none) to be
+   * read; either way it is the event {@code added} makes, with the same id.
+   */
+  @Test
+  void anEventCarriesAMessageUpToTheLimitAndNoLongerOne() {
+    SubAgentIds ids = new SubAgentIds("sub", "task", "chat");
+    Instant at = Instant.parse("2026-11-28T12:00:00.123Z");
+    String longest = "x".repeat(SubAgentConversations.MAX_CARRIED);
+
+    SubAgentMessageAdded carrying =
+        SubAgentConversations.addedCarrying(ids, "m1", SubAgentMessage.TOOL, longest, "call_1", at);
+    SubAgentMessageAdded tooLong =
+        SubAgentConversations.addedCarrying(
+            ids, "m1", SubAgentMessage.TOOL, longest + "x", "call_1", at);
+    SubAgentMessageAdded empty =
+        SubAgentConversations.addedCarrying(ids, "m1", SubAgentMessage.TOOL, null, "call_1", at);
+
+    assertThat(carrying.message()).isEqualTo(new SubAgentMessageAdded.Carried(longest, "call_1"));
+    SubAgentMessageAdded plain = SubAgentConversations.added(ids, "m1", SubAgentMessage.TOOL, at);
+    assertThat(tooLong).isEqualTo(plain);
+    assertThat(empty).isEqualTo(plain);
+    assertThat(carrying.eventId()).isEqualTo(plain.eventId());
   }
 
   private static SubAgent storedSubAgent() {

@@ -4,6 +4,7 @@ import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.AgentDefinition;
 import dev.agentrt.agents.ToolDefinitions;
 import dev.agentrt.agents.TurnRequests;
+import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.model.GenAi;
 import dev.agentrt.model.ModelException;
@@ -187,6 +188,20 @@ class AgentLoop {
    * before read it). The messages after it have events of their own.
    */
   void wake(String subAgentId, @Nullable String messageId) {
+    wake(subAgentId, messageId, null);
+  }
+
+  /**
+   * {@link #wake(String, String)} for the message the event announces. When the event carries the
+   * message and a turn of this instance knew the conversation up to just before it, the turn it
+   * calls for is taken without reading anything ({@link #goOnWith}).
+   */
+  void wake(SubAgentMessageAdded added) {
+    wake(added.subAgentId(), added.messageId(), added);
+  }
+
+  private void wake(
+      String subAgentId, @Nullable String messageId, @Nullable SubAgentMessageAdded added) {
     if (turnsRunning.computeIfPresent(subAgentId, (id, wakes) -> wakes.add(messageId)) != null
         || turns.holds(subAgentId)) {
       return;
@@ -196,7 +211,10 @@ class AgentLoop {
       known.keep(what);
       return;
     }
-    if (what != null && goOnAsKnown(what, false)) {
+    if (what != null
+        && (added != null && added.message() != null
+            ? goOnWith(what, added)
+            : goOnAsKnown(what, false))) {
       return;
     }
     SubAgent subAgent = mongo.findById(subAgentId, SubAgent.class);
@@ -288,6 +306,52 @@ class AgentLoop {
     if (!conversation.awaitsModelTurn() || conversation.hadApprovals()) {
       return false;
     }
+    return takeAsKnown(what, conversation, ending);
+  }
+
+  /**
+   * Goes on from what a turn of this instance knew and the message the event carried, which nothing
+   * read: placed right after what is known. Only a write conditioned on the conversation counting
+   * just these messages confirms that place (what is known runs without a gap, the message is not
+   * among it, so it comes after; and it is stored, so within the count). The message is therefore
+   * used only when, so placed, it calls for a model turn (the last result of the turn's calls), by
+   * the take of that turn; anything else, or a take that misses, goes on from the messages read
+   * after what is known ({@link #goOnAsKnown}).
+   */
+  private boolean goOnWith(KnownConversations.Known what, SubAgentMessageAdded added) {
+    SubAgentMessageAdded.Carried carried = added.message();
+    SubAgentMessage message =
+        new SubAgentMessage(
+            added.messageId(),
+            added.subAgentId(),
+            added.taskId(),
+            added.chatId(),
+            what.lastSeq() + 1,
+            added.role(),
+            carried.content(),
+            List.of(),
+            carried.toolCallId(),
+            added.occurredAt(),
+            List.of());
+    ConversationState conversation = what.with(List.of(message)).orElseThrow();
+    if (conversation.awaitsModelTurn() && !conversation.hadApprovals()) {
+      if (takeAsKnown(what, conversation, false)) {
+        return true;
+      }
+      known.take(what.subAgent().id()); // kept by a take that missed; goOnAsKnown keeps its own
+    }
+    return goOnAsKnown(what, false);
+  }
+
+  /**
+   * Takes the model turn the conversation, what is known and the messages after it, calls for,
+   * unless a limit is reached: on condition that the sub-agent is still active with just these
+   * messages, and free or, for an ending turn, still held here ({@link #goOnAsKnown}).
+   */
+  private boolean takeAsKnown(
+      KnownConversations.Known what, ConversationState conversation, boolean ending) {
+    String id = what.subAgent().id();
+    Criteria unchanged = Criteria.where("messageCount").is(conversation.lastSeq());
     SubAgent subAgent = what.counting(conversation);
     AgentDefinition agent = agents.get(subAgent.agent());
     RunLimits.Effective run = limitsOf(subAgent, agent);

@@ -24,7 +24,7 @@ class SubAgentMessageListener implements Consumer<Message<byte[]>> {
   @Override
   public void accept(Message<byte[]> message) {
     if (events.decode(message) instanceof SubAgentMessageAdded added) {
-      loop.wake(added.subAgentId(), added.messageId());
+      loop.wake(added);
     }
   }
 }

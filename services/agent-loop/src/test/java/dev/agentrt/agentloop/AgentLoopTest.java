@@ -13,6 +13,7 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.agents.TurnRequests;
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.events.Topics;
 import dev.agentrt.model.ModelMessage;
@@ -761,6 +762,94 @@ class AgentLoopTest {
     assertThat(model.requests().get(1).messages())
         .extracting("role")
         .containsExactly("system", "user", "assistant", "tool");
+  }
+
+  /**
+   * A result whose event carries it, right after what a turn of this instance knew, has the next
+   * turn taken with nothing read, neither the messages nor the sub-agent; the model sees the result
+   * as it was stored.
+   */
+  @Test
+  void aResultWhoseEventCarriesItHasTheNextTurnTakenWithNothingRead() {
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .replies("Kafka is a log.");
+    loop.wake(subAgent.id());
+    await().until(() -> subAgent().turn() == null && !toolCalls().isEmpty());
+    SubAgentMessageAdded result = appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1");
+    assertThat(result.message()).as("a short result travels with its event").isNotNull();
+    Thread test = Thread.currentThread();
+    COMMANDS.clear();
+
+    loop.wake(result);
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(COMMANDS.from(t -> t == test || t.isVirtual()))
+        .doesNotContain(
+            "find " + Collections.SUB_AGENT_MESSAGES,
+            "find " + Collections.SUB_AGENTS,
+            "findAndModify " + Collections.SUB_AGENTS);
+    assertThat(model.requests().get(1).messages().getLast())
+        .extracting(ModelMessage::role, ModelMessage::content, ModelMessage::toolCallId)
+        .containsExactly("tool", "{\"hits\":1}", "call_1");
+  }
+
+  /**
+   * A carried result whose place is not right after what is known (a message came between) is not
+   * taken for it: the take, conditioned on the count, misses, and the wake goes on from the
+   * messages it reads, so the model sees both.
+   */
+  @Test
+  void aCarriedResultAfterAMessageNotKnownHasTheTurnTakenFromWhatIsRead() {
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .replies("Kafka is a log.");
+    loop.wake(subAgent.id());
+    await().until(() -> subAgent().turn() == null && !toolCalls().isEmpty());
+    append(SubAgentMessage.USER, "Keep it short.", null); // its event not delivered yet
+    SubAgentMessageAdded result = appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1");
+
+    loop.wake(result);
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests().get(1).messages())
+        .extracting(ModelMessage::role)
+        .as("the result right after its call, then the message that came while it ran")
+        .containsExactly("system", "user", "assistant", "tool", "user");
+  }
+
+  /**
+   * Of two results, the first one's carried event calls for nothing yet: it is not kept as known
+   * (its place is not confirmed) but read; the second's event then takes the turn without a read.
+   */
+  @Test
+  void ofTwoCarriedResultsOnlyTheLastTakesTheTurnWithoutARead() {
+    model
+        .callsTools(
+            new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"),
+            new ModelToolCall("call_2", "search_docs", "{\"query\":\"MongoDB\"}"))
+        .replies("Both.");
+    loop.wake(subAgent.id());
+    await().until(() -> subAgent().turn() == null && toolCalls().size() == 2);
+    Thread test = Thread.currentThread();
+    COMMANDS.clear();
+
+    loop.wake(appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1"));
+
+    assertThat(COMMANDS.from(t -> t == test))
+        .filteredOn(("find " + Collections.SUB_AGENT_MESSAGES)::equals)
+        .hasSize(1);
+    assertThat(model.requests()).hasSize(1);
+    COMMANDS.clear();
+
+    loop.wake(appendCarried(SubAgentMessage.TOOL, "{\"hits\":2}", "call_2"));
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(COMMANDS.from(t -> t == test || t.isVirtual()))
+        .doesNotContain("find " + Collections.SUB_AGENT_MESSAGES, "find " + Collections.SUB_AGENTS);
+    assertThat(model.requests().get(1).messages())
+        .extracting(ModelMessage::role, ModelMessage::content)
+        .endsWith(tuple("tool", "{\"hits\":1}"), tuple("tool", "{\"hits\":2}"));
   }
 
   /** An event of a message looked at already, after its turn ended here, reads nothing. */
@@ -1809,6 +1898,19 @@ class AgentLoopTest {
         new NewMessage(
             UUID.randomUUID().toString(), role, content, List.of(), toolCallId, List.of()),
         Instant.now());
+  }
+
+  /**
+   * Appends a message as the tool-runner does, and returns its event, which carries it: the wake a
+   * test delivers by hand.
+   */
+  private SubAgentMessageAdded appendCarried(String role, String content, String toolCallId) {
+    String id = UUID.randomUUID().toString();
+    Instant now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+    conversations.append(
+        subAgent, new NewMessage(id, role, content, List.of(), toolCallId, List.of()), now);
+    return SubAgentConversations.addedCarrying(
+        SubAgentIds.of(subAgent), id, role, content, toolCallId, now);
   }
 
   private SubAgentMessage lastAnswer() {

@@ -240,7 +240,8 @@ class ToolRunnerApplicationTest {
                 subAgent.taskId(),
                 subAgent.chatId(),
                 message.id(),
-                "tool"));
+                "tool",
+                new SubAgentMessageAdded.Carried(done.result(), "call_1")));
   }
 
   @Test

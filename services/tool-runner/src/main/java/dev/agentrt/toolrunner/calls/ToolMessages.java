@@ -66,13 +66,15 @@ class ToolMessages {
     // Millisecond precision, as MongoDB stores it: the event's time is the message's createdAt.
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
     String messageId = messageId(call.id());
+    String content = call.status() == ToolCallStatus.success ? call.result() : call.error();
     SubAgentMessageAdded added =
-        SubAgentConversations.added(subAgent, messageId, SubAgentMessage.TOOL, now);
+        SubAgentConversations.addedCarrying(
+            subAgent, messageId, SubAgentMessage.TOOL, content, call.modelCallId(), now);
     NewMessage toolMessage =
         new NewMessage(
             messageId,
             SubAgentMessage.TOOL,
-            call.status() == ToolCallStatus.success ? call.result() : call.error(),
+            content,
             List.of(),
             call.modelCallId(),
             List.of(OutboxEntry.of(added, codec)));

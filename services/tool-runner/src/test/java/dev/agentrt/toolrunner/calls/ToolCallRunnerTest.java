@@ -323,7 +323,8 @@ class ToolCallRunnerTest {
                 subAgent.taskId(),
                 subAgent.chatId(),
                 message.id(),
-                SubAgentMessage.TOOL));
+                SubAgentMessage.TOOL,
+                new SubAgentMessageAdded.Carried(ScriptedTool.RESULT, call.modelCallId())));
     assertThat(published.entries.getFirst().topic()).isEqualTo(Topics.SUB_AGENT_MESSAGES);
     assertThat(published.entries.getFirst().key()).isEqualTo(subAgent.id());
   }
