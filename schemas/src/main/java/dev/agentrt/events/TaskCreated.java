@@ -11,6 +11,9 @@ import org.jspecify.annotations.Nullable;
  * @param depth 0 for a root task, the child's depth below it otherwise; null on events published
  *     before tasks had a depth
  * @param parentToolCallId for a child task, the call that started it
+ * @param chatLimits the chat's limits as the task's creator read them, so that its start need not
+ *     read the chat; null when the creator did not read them, and on events published before events
+ *     carried them
  */
 public record TaskCreated(
     String eventId,
@@ -21,8 +24,33 @@ public record TaskCreated(
     String instruction,
     @Nullable String parentTaskId,
     @Nullable Integer depth,
-    @Nullable String parentToolCallId)
+    @Nullable String parentToolCallId,
+    @Nullable Limits chatLimits)
     implements Event {
+
+  /** {@link TaskCreated} without the chat's limits. */
+  public TaskCreated(
+      String eventId,
+      Instant occurredAt,
+      String taskId,
+      String chatId,
+      String agent,
+      String instruction,
+      @Nullable String parentTaskId,
+      @Nullable Integer depth,
+      @Nullable String parentToolCallId) {
+    this(
+        eventId,
+        occurredAt,
+        taskId,
+        chatId,
+        agent,
+        instruction,
+        parentTaskId,
+        depth,
+        parentToolCallId,
+        null);
+  }
 
   /** A task the orchestrator started. */
   public TaskCreated(
@@ -32,8 +60,19 @@ public record TaskCreated(
       String chatId,
       String agent,
       String instruction) {
-    this(eventId, occurredAt, taskId, chatId, agent, instruction, null, null, null);
+    this(eventId, occurredAt, taskId, chatId, agent, instruction, null, null, null, null);
   }
+
+  /**
+   * Limits a person set for the chat's runs (the store's {@code ChatLimits}); a null field sets
+   * none, so all null: the chat has no limits.
+   *
+   * @param maxSteps model turns per run
+   * @param maxTokens tokens (prompt and completion) per run
+   * @param deadlineSeconds seconds of work per run
+   */
+  public record Limits(
+      @Nullable Integer maxSteps, @Nullable Long maxTokens, @Nullable Long deadlineSeconds) {}
 
   @Override
   public String key() {

@@ -1,5 +1,6 @@
 package dev.agentrt.store;
 
+import dev.agentrt.events.TaskCreated;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,4 +15,16 @@ public record ChatLimits(
     @Nullable Integer maxSteps, @Nullable Long maxTokens, @Nullable Long deadlineSeconds) {
 
   public static final ChatLimits NONE = new ChatLimits(null, null, null);
+
+  /** These limits as a {@link TaskCreated} carries them. */
+  public TaskCreated.Limits carried() {
+    return new TaskCreated.Limits(maxSteps, maxTokens, deadlineSeconds);
+  }
+
+  /** The limits a {@link TaskCreated} carries, as a chat stores them: null when none is set. */
+  public static @Nullable ChatLimits of(TaskCreated.Limits carried) {
+    ChatLimits limits =
+        new ChatLimits(carried.maxSteps(), carried.maxTokens(), carried.deadlineSeconds());
+    return limits.equals(NONE) ? null : limits;
+  }
 }

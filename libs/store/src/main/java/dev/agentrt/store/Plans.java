@@ -296,6 +296,7 @@ public final class Plans {
                     plan.model(),
                     null,
                     plan.routing(),
+                    null, // the chat's limits: not read here
                     now,
                     codec))
             .document();

@@ -74,6 +74,9 @@ public record Task(
    * @param model see {@link #model()}
    * @param delegation see {@link #delegation()}; null for a task the orchestrator started
    * @param routing see {@link #routing()}; null for a child task
+   * @param chatLimits the chat's limits as the caller read them ({@link ChatLimits#NONE} for none),
+   *     which the event carries so that the task's start need not read the chat; null when the
+   *     caller did not read them
    */
   public static Task created(
       String id,
@@ -83,21 +86,21 @@ public record Task(
       @Nullable String model,
       @Nullable Delegation delegation,
       @Nullable Routing routing,
+      @Nullable ChatLimits chatLimits,
       Instant now,
       EventCodec codec) {
     TaskCreated event =
-        delegation == null
-            ? new TaskCreated(TaskEventIds.created(id), now, id, chatId, agent, instruction)
-            : new TaskCreated(
-                TaskEventIds.created(id),
-                now,
-                id,
-                chatId,
-                agent,
-                instruction,
-                delegation.parentTaskId(),
-                delegation.depth(),
-                delegation.toolCallId());
+        new TaskCreated(
+            TaskEventIds.created(id),
+            now,
+            id,
+            chatId,
+            agent,
+            instruction,
+            delegation == null ? null : delegation.parentTaskId(),
+            delegation == null ? null : delegation.depth(),
+            delegation == null ? null : delegation.toolCallId(),
+            chatLimits == null ? null : chatLimits.carried());
     return new Task(
         id,
         chatId,

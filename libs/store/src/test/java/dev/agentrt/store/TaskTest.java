@@ -18,7 +18,8 @@ class TaskTest {
   void aCreatedTaskCarriesItsTaskCreatedWithAnIdDerivedFromItsOwn() {
     Task.Routing routing = new Task.Routing(0.9, "it writes code", false);
 
-    Task task = Task.created("t-1", "c-1", "coder", "fix it", "m-1", null, routing, NOW, CODEC);
+    Task task =
+        Task.created("t-1", "c-1", "coder", "fix it", "m-1", null, routing, null, NOW, CODEC);
 
     assertThat(task.status()).isEqualTo(TaskStatus.created);
     assertThat(task.type()).isEqualTo(Task.TYPE_AGENT);
@@ -41,7 +42,8 @@ class TaskTest {
         new Task.Delegation(
             "parent", "parent-sub-agent", "root", 2, "call-1", "model-call-1", null);
 
-    Task child = Task.created("t-2", "c-1", "reviewer", "look", null, delegation, null, NOW, CODEC);
+    Task child =
+        Task.created("t-2", "c-1", "reviewer", "look", null, delegation, null, null, NOW, CODEC);
 
     assertThat(child.delegation()).isEqualTo(delegation);
     assertThat(child.depth()).isEqualTo(2);
@@ -57,6 +59,27 @@ class TaskTest {
                 "parent",
                 2,
                 "call-1"));
+  }
+
+  /**
+   * The chat's limits, when the creator read them, travel with the event, so that the start need
+   * not read the chat; a chat without limits is carried as such (an empty object), not as unknown.
+   */
+  @Test
+  void theEventCarriesTheChatsLimitsAsReadAndAChatWithoutLimitsAsNone() {
+    ChatLimits limits = new ChatLimits(4, null, 600L);
+
+    TaskCreated limited =
+        event(Task.created("t-3", "c-1", "coder", "go", null, null, null, limits, NOW, CODEC));
+    TaskCreated unlimited =
+        event(
+            Task.created(
+                "t-4", "c-1", "coder", "go", null, null, null, ChatLimits.NONE, NOW, CODEC));
+
+    assertThat(limited.chatLimits()).isEqualTo(new TaskCreated.Limits(4, null, 600L));
+    assertThat(ChatLimits.of(limited.chatLimits())).isEqualTo(limits);
+    assertThat(unlimited.chatLimits()).isEqualTo(new TaskCreated.Limits(null, null, null));
+    assertThat(ChatLimits.of(unlimited.chatLimits())).as("none, as a chat stores it").isNull();
   }
 
   private static TaskCreated event(Task task) {

@@ -9,6 +9,7 @@ import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RunEvent;
@@ -28,6 +29,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.FindAndModifyOptions;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -208,12 +210,9 @@ class SubAgentStarter {
    * The task's sub-agent, created with what was chosen for the task and its chat (the model, the
    * limits) and, for a child task, the root of its tree and its caller's deadline, by which every
    * run of it ends (so the deadline holds for the whole tree), so that its turns need not read
-   * them.
+   * them. The chat's limits come with the event when its creator read them; else from the chat.
    */
   private SubAgent subAgentOf(TaskCreated created, Task task, Instant now) {
-    Query limits = Query.query(Criteria.where("_id").is(created.chatId()));
-    limits.fields().include("limits");
-    Chat chat = mongo.findOne(limits, Chat.class);
     SubAgent fresh =
         new SubAgent(
             Ids.derived(created.taskId(), "sub-agent"),
@@ -228,10 +227,19 @@ class SubAgentStarter {
             null,
             new SubAgent.Settings(
                 task.model(),
-                chat == null ? null : chat.limits(),
+                created.chatLimits() != null
+                    ? ChatLimits.of(created.chatLimits())
+                    : chatLimits(created.chatId()),
                 task.delegation() == null ? null : task.delegation().rootTaskId(),
                 task.delegation() == null ? null : task.delegation().deadline()));
     return writes.insertOrFind(fresh).document();
+  }
+
+  private @Nullable ChatLimits chatLimits(String chatId) {
+    Query limits = Query.query(Criteria.where("_id").is(chatId));
+    limits.fields().include("limits");
+    Chat chat = mongo.findOne(limits, Chat.class);
+    return chat == null ? null : chat.limits();
   }
 
   /** A task for an agent nobody declared ends at once, visibly. */

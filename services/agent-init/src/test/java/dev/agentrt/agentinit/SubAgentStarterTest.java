@@ -175,6 +175,30 @@ class SubAgentStarterTest {
         .containsExactly(SubAgentMessage.SYSTEM, SubAgentMessage.USER);
   }
 
+  /**
+   * An event that carries the chat's limits, as its creator read them, has them taken from it: the
+   * chat is not read (here it holds other limits, which the sub-agent does not get). One that says
+   * the chat has none gives the sub-agent none, as the chat read would.
+   */
+  @Test
+  void theChatsLimitsTheEventCarriesAreTakenWithoutReadingTheChat() {
+    Task task = storedTask(null, new ChatLimits(9, null, null));
+    TaskCreated carrying = withLimits(created(task), new TaskCreated.Limits(4, 20_000L, null));
+    TaskCreated none =
+        withLimits(
+            created(storedTask(null, new ChatLimits(9, null, null))),
+            new TaskCreated.Limits(null, null, null));
+    COMMANDS.clear();
+
+    starter.start(carrying);
+    starter.start(none);
+
+    assertThat(COMMANDS.from(any -> true)).doesNotContain("find " + Collections.CHATS);
+    assertThat(subAgentOf(carrying).settings().limits())
+        .isEqualTo(new ChatLimits(4, 20_000L, null));
+    assertThat(subAgentOf(none).settings()).isEqualTo(new SubAgent.Settings(null, null));
+  }
+
   @Test
   void aTaskWithoutAModelInAChatWithoutLimitsGivesEmptySettingsNotNone() {
     TaskCreated created = created(storedTask(null, null));
@@ -301,6 +325,20 @@ class SubAgentStarterTest {
         task.chatId(),
         task.agent(),
         task.instruction());
+  }
+
+  private static TaskCreated withLimits(TaskCreated created, TaskCreated.Limits limits) {
+    return new TaskCreated(
+        created.eventId(),
+        created.occurredAt(),
+        created.taskId(),
+        created.chatId(),
+        created.agent(),
+        created.instruction(),
+        null,
+        null,
+        null,
+        limits);
   }
 
   private static SubAgent subAgentOf(TaskCreated created) {

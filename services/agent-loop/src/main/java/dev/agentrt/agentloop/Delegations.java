@@ -7,6 +7,7 @@ import dev.agentrt.events.EventCodec;
 import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
+import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.DelegationReplies;
 import dev.agentrt.store.Ids;
@@ -24,6 +25,7 @@ import dev.agentrt.store.TaskStatus;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -198,6 +200,7 @@ class Delegations {
                     callerTask.model(),
                     delegation,
                     null,
+                    chatLimitsOf(caller),
                     now,
                     codec))
             .document();
@@ -379,5 +382,15 @@ class Delegations {
       }
       return new Request(agent, message, conversation.isEmpty() ? null : conversation);
     }
+  }
+
+  /**
+   * The chat's limits as the caller carries them ({@link ChatLimits#NONE}: none), for its child's
+   * event; null for a caller stored before sub-agents carried them.
+   */
+  private static @Nullable ChatLimits chatLimitsOf(SubAgent caller) {
+    return caller.settings() == null
+        ? null
+        : Objects.requireNonNullElse(caller.settings().limits(), ChatLimits.NONE);
   }
 }

@@ -202,6 +202,9 @@ class DelegationTest {
     assertThat(created.parentTaskId()).isEqualTo(analyst.taskId());
     assertThat(created.depth()).isEqualTo(1);
     assertThat(created.parentToolCallId()).isEqualTo(toolCallId);
+    assertThat(created.chatLimits())
+        .as("the analyst, stored without settings, knows no limits: the child's start reads them")
+        .isNull();
     assertThat(mongo.findAll(ToolCall.class)).as("nothing for tool-runner").isEmpty();
     assertThat(analystsTurns()).as("the analyst waits, holding nothing").hasSize(1);
     assertThat(mongo.findById(analyst.id(), SubAgent.class).turn()).isNull();

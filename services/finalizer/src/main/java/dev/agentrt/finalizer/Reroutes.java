@@ -157,6 +157,7 @@ class Reroutes {
                     failed.model(),
                     null,
                     routing,
+                    null, // the chat's limits: not read here
                     now,
                     codec))
             .document();

@@ -19,6 +19,7 @@ import dev.agentrt.platform.BulkWrites.Stored;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
@@ -41,6 +42,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -142,9 +144,11 @@ class Orchestrator {
         .or(() -> decideWaitingApproval(message))
         .orElseGet(
             () -> {
-              String model = modelFor(message);
+              Chosen chosen = chosenFor(message);
               return carryOut(
-                  message, model, decide(message, model, startedTasks(message.chatId(), tasks)));
+                  message,
+                  chosen,
+                  decide(message, chosen.model(), startedTasks(message.chatId(), tasks)));
             });
   }
 
@@ -162,15 +166,23 @@ class Orchestrator {
   }
 
   /**
-   * The model chosen for the message, else the one chosen for its chat; null for the default. It
-   * makes the decision and goes on the task the decision starts.
+   * What was chosen for the message's decision and the task it may start.
+   *
+   * @param model the model chosen for the message, else the one chosen for its chat; null for the
+   *     default. It makes the decision and goes on the task the decision starts.
+   * @param chatLimits the chat's limits when the chat was read for the model ({@link
+   *     ChatLimits#NONE}: it has none), which the task's event carries; null when it was not read
    */
-  private @Nullable String modelFor(ChatMessage message) {
+  private record Chosen(@Nullable String model, @Nullable ChatLimits chatLimits) {}
+
+  private Chosen chosenFor(ChatMessage message) {
     if (message.model() != null) {
-      return message.model();
+      return new Chosen(message.model(), null);
     }
     Chat chat = mongo.findById(message.chatId(), Chat.class);
-    return chat == null ? null : chat.model();
+    return chat == null
+        ? new Chosen(null, null)
+        : new Chosen(chat.model(), Objects.requireNonNullElse(chat.limits(), ChatLimits.NONE));
   }
 
   // --- 0. handled before --------------------------------------------------------------------
@@ -325,14 +337,15 @@ class Orchestrator {
    * ledger's write that takes the position of the outcome's first run event, when this decision
    * inserted the outcome; finding it written meanwhile (a concurrent copy) counts nothing.
    */
-  private Publication carryOut(ChatMessage message, @Nullable String model, Decided decided) {
+  private Publication carryOut(ChatMessage message, Chosen chosen, Decided decided) {
+    String model = chosen.model();
     Map<String, Long> tokens = UsageCounter.counts(model, decided.usage(), decided.turns());
     return switch (decided.decision()) {
       case Decision.Answer answer -> answer(message, model, decided, answer.answer(), tokens);
       case Decision.NewTask newTask ->
           lowConfidence
               .route(newTask)
-              .map(route -> startTask(message, model, newTask, route, tokens))
+              .map(route -> startTask(message, chosen, newTask, route, tokens))
               .orElseGet(() -> answer(message, model, decided, LowConfidence.CLARIFY, tokens));
       case Decision.Reactivate reactivate -> followUp(message, reactivate, tokens);
       case Decision.Plan plan -> {
@@ -372,7 +385,7 @@ class Orchestrator {
 
   private Publication startTask(
       ChatMessage message,
-      @Nullable String model,
+      Chosen chosen,
       Decision.NewTask newTask,
       LowConfidence.Route route,
       Map<String, Long> tokens) {
@@ -385,9 +398,10 @@ class Orchestrator {
                 message.chatId(),
                 route.agent(),
                 newTask.instruction(),
-                model,
+                chosen.model(),
                 null,
                 route.routing(),
+                chosen.chatLimits(),
                 now,
                 codec));
     RunLedger.Step handoff =

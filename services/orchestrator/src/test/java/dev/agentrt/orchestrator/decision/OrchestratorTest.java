@@ -18,6 +18,7 @@ import dev.agentrt.orchestrator.testing.Stored.Started;
 import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
@@ -868,6 +869,29 @@ class OrchestratorTest {
 
     assertThat(model.requests().getFirst().model()).isNull();
     assertThat(mongo.findAll(Task.class).getFirst().model()).isNull();
+  }
+
+  /**
+   * The chat read for the model gives its limits too: the task's event carries them, so that
+   * agent-init need not read the chat. A chat without limits is carried as one without (an empty
+   * object), not as unknown.
+   */
+  @Test
+  void theTasksEventCarriesTheLimitsOfTheChatReadForItsModel() {
+    mongo.insert(
+        new Chat(
+            CHAT, "test", null, Instant.now(), null, new ChatLimits(4, null, 60L), null, null));
+    stored.chat("unlimited", null);
+    model.replies(RESEARCH_KAFKA, RESEARCH_KAFKA);
+
+    orchestrator.handle(stored.userMessage(CHAT, "Research Kafka"), false);
+    orchestrator.handle(stored.userMessage("unlimited", "Research Kafka"), false);
+
+    assertThat(mongo.findAll(Task.class))
+        .flatExtracting(task -> events(task.outbox()))
+        .extracting(event -> ((TaskCreated) event).chatLimits())
+        .containsExactlyInAnyOrder(
+            new TaskCreated.Limits(4, null, 60L), new TaskCreated.Limits(null, null, null));
   }
 
   @Test
