@@ -8,8 +8,11 @@ import org.jspecify.annotations.Nullable;
  * it may wake the agent loop.
  *
  * @param message what the loop needs of the message to go on without reading it, when its sender
- *     carried it (a short tool result); null otherwise, and on events published before events
- *     carried it
+ *     carried it (a short tool result, a short instruction); null otherwise, and on events
+ *     published before events carried it
+ * @param start on the instruction that starts a sub-agent, the sub-agent as agent-init made it and
+ *     the system prompt before the instruction, so that the loop can take the first turn without
+ *     reading either; null otherwise
  */
 public record SubAgentMessageAdded(
     String eventId,
@@ -19,8 +22,22 @@ public record SubAgentMessageAdded(
     String chatId,
     String messageId,
     String role,
-    @Nullable Carried message)
+    @Nullable Carried message,
+    @Nullable Start start)
     implements Event {
+
+  /** An event that carries its message, or not, and no start. */
+  public SubAgentMessageAdded(
+      String eventId,
+      Instant occurredAt,
+      String subAgentId,
+      String taskId,
+      String chatId,
+      String messageId,
+      String role,
+      @Nullable Carried message) {
+    this(eventId, occurredAt, subAgentId, taskId, chatId, messageId, role, message, null);
+  }
 
   /** An event that leaves the message in its document only. */
   public SubAgentMessageAdded(
@@ -31,7 +48,7 @@ public record SubAgentMessageAdded(
       String chatId,
       String messageId,
       String role) {
-    this(eventId, occurredAt, subAgentId, taskId, chatId, messageId, role, null);
+    this(eventId, occurredAt, subAgentId, taskId, chatId, messageId, role, null, null);
   }
 
   /**
@@ -43,6 +60,35 @@ public record SubAgentMessageAdded(
    * @param toolCallId on a tool message, the id the model gave the call it answers
    */
   public record Carried(String content, @Nullable String toolCallId) {}
+
+  /**
+   * A sub-agent just started: what its document holds ({@code sub_agents}, {@code settings}) and
+   * its system prompt, the message before the instruction.
+   *
+   * @param agent the sub-agent's agent
+   * @param systemPromptId the system prompt's message id
+   * @param systemPrompt the system prompt's text
+   * @param model the model chosen for its task; null: the agent's
+   * @param limits the chat's limits; null: none
+   * @param rootTaskId for a child task's sub-agent, the root of its tree
+   * @param callerDeadline for a child task's sub-agent, the deadline of the call it answers
+   */
+  public record Start(
+      String agent,
+      String systemPromptId,
+      String systemPrompt,
+      @Nullable String model,
+      TaskCreated.@Nullable Limits limits,
+      @Nullable String rootTaskId,
+      @Nullable Instant callerDeadline) {}
+
+  /**
+   * This event, carrying its message and, for an instruction that starts a sub-agent, the start.
+   */
+  public SubAgentMessageAdded carrying(Carried message, @Nullable Start start) {
+    return new SubAgentMessageAdded(
+        eventId, occurredAt, subAgentId, taskId, chatId, messageId, role, message, start);
+  }
 
   @Override
   public String key() {

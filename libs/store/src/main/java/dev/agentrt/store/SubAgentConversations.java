@@ -321,15 +321,37 @@ public class SubAgentConversations {
     if (content == null || content.length() > MAX_CARRIED) {
       return added;
     }
-    return new SubAgentMessageAdded(
-        added.eventId(),
-        at,
-        added.subAgentId(),
-        added.taskId(),
-        added.chatId(),
-        messageId,
-        role,
-        new SubAgentMessageAdded.Carried(content, toolCallId));
+    return added.carrying(new SubAgentMessageAdded.Carried(content, toolCallId), null);
+  }
+
+  /**
+   * The event of the instruction that starts the sub-agent, its system prompt the message before
+   * it: it carries both, and the sub-agent as made ({@link SubAgentMessageAdded.Start}), when each
+   * text is at most {@link #MAX_CARRIED} characters long, so that the agent loop may take the first
+   * turn without reading anything; else it is {@link #added}'s.
+   */
+  public static SubAgentMessageAdded addedStarting(
+      SubAgent subAgent,
+      String systemPromptId,
+      String systemPrompt,
+      String instructionId,
+      String instruction,
+      Instant at) {
+    SubAgentMessageAdded added = added(subAgent, instructionId, SubAgentMessage.USER, at);
+    if (systemPrompt.length() > MAX_CARRIED || instruction.length() > MAX_CARRIED) {
+      return added;
+    }
+    SubAgent.Settings settings = subAgent.settings();
+    return added.carrying(
+        new SubAgentMessageAdded.Carried(instruction, null),
+        new SubAgentMessageAdded.Start(
+            subAgent.agent(),
+            systemPromptId,
+            systemPrompt,
+            settings == null ? null : settings.model(),
+            settings == null || settings.limits() == null ? null : settings.limits().carried(),
+            settings == null ? null : settings.rootTaskId(),
+            settings == null ? null : settings.callerDeadline()));
   }
 
   /** The whole conversation, in order: the model's context. */

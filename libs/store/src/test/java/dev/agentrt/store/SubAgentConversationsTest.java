@@ -8,6 +8,7 @@ import com.mongodb.client.MongoClients;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.events.SubAgentMessageAdded;
+import dev.agentrt.events.TaskCreated;
 import dev.agentrt.store.SubAgentConversations.Appended;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
 import java.time.Instant;
@@ -229,6 +230,50 @@ class SubAgentConversationsTest {
     assertThat(tooLong).isEqualTo(plain);
     assertThat(empty).isEqualTo(plain);
     assertThat(carrying.eventId()).isEqualTo(plain.eventId());
+  }
+
+  /**
+   * An instruction's event carries the start (the sub-agent's settings, its system prompt) and the
+   * instruction while both texts are within the limit; either one longer, and it carries neither.
+   */
+  @Test
+  void anInstructionsEventCarriesTheStartWhileBothTextsAreWithinTheLimit() {
+    Instant at = Instant.parse("2026-11-28T12:00:00.123Z");
+    SubAgent subAgent =
+        new SubAgent(
+            "sub",
+            "task",
+            "chat",
+            "researcher",
+            SubAgentStatus.active,
+            0,
+            null,
+            at,
+            at,
+            null,
+            new SubAgent.Settings("m", new ChatLimits(3, null, null), "root", at));
+    String longest = "x".repeat(SubAgentConversations.MAX_CARRIED);
+
+    SubAgentMessageAdded carrying =
+        SubAgentConversations.addedStarting(subAgent, "p", longest, "i", "Research", at);
+
+    assertThat(carrying.message()).isEqualTo(new SubAgentMessageAdded.Carried("Research", null));
+    assertThat(carrying.start())
+        .isEqualTo(
+            new SubAgentMessageAdded.Start(
+                "researcher",
+                "p",
+                longest,
+                "m",
+                new TaskCreated.Limits(3, null, null),
+                "root",
+                at));
+    SubAgentMessageAdded plain =
+        SubAgentConversations.added(subAgent, "i", SubAgentMessage.USER, at);
+    assertThat(SubAgentConversations.addedStarting(subAgent, "p", longest + "x", "i", "R", at))
+        .isEqualTo(plain);
+    assertThat(SubAgentConversations.addedStarting(subAgent, "p", "P", "i", longest + "x", at))
+        .isEqualTo(plain);
   }
 
   private static SubAgent storedSubAgent() {

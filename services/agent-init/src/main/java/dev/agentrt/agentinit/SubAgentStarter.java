@@ -107,17 +107,14 @@ class SubAgentStarter {
       cancelled.stop(created.taskId(), now);
       return;
     }
+    String systemPromptId = Ids.derived(created.taskId(), "system-prompt");
+    String systemPrompt = AgentCatalog.systemPrompt(agent.get());
     String instructionId = Ids.derived(created.taskId(), "instruction");
     Optional<SubAgentMessage> instruction =
         appendWhileActive(
             subAgent,
             new NewMessage(
-                Ids.derived(created.taskId(), "system-prompt"),
-                SubAgentMessage.SYSTEM,
-                AgentCatalog.systemPrompt(agent.get()),
-                List.of(),
-                null,
-                List.of()),
+                systemPromptId, SubAgentMessage.SYSTEM, systemPrompt, List.of(), null, List.of()),
             new NewMessage(
                 instructionId,
                 SubAgentMessage.USER,
@@ -126,8 +123,13 @@ class SubAgentStarter {
                 null,
                 List.of(
                     OutboxEntry.of(
-                        SubAgentConversations.added(
-                            subAgent, instructionId, SubAgentMessage.USER, now),
+                        SubAgentConversations.addedStarting(
+                            subAgent,
+                            systemPromptId,
+                            systemPrompt,
+                            instructionId,
+                            created.instruction(),
+                            now),
                         codec))),
             now);
     if (instruction.isEmpty()) {

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
+import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.events.Topics;
 import dev.agentrt.platform.BulkWrites;
@@ -29,6 +30,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jspecify.annotations.Nullable;
@@ -126,6 +128,46 @@ class SubAgentStarterTest {
                     .getLast()
                     .outbox()
                     .isEmpty());
+  }
+
+  /**
+   * The instruction's event carries the sub-agent as made and both its messages, so that the loop's
+   * first turn reads nothing.
+   */
+  @Test
+  void theInstructionsEventCarriesTheSubAgentAndItsTwoMessages() {
+    TaskCreated created = created(storedTask("chat-model", new ChatLimits(4, null, null)));
+
+    starter.start(created);
+
+    SubAgent subAgent = subAgentOf(created);
+    List<SubAgentMessage> messages = new SubAgentConversations(mongo).messages(subAgent.id());
+    await()
+        .until(
+            () -> BrokerRecords.withKey(kafka, Topics.SUB_AGENT_MESSAGES, subAgent.id()),
+            records -> !records.isEmpty());
+    ConsumerRecord<String, byte[]> record =
+        BrokerRecords.withKey(kafka, Topics.SUB_AGENT_MESSAGES, subAgent.id()).getFirst();
+    SubAgentMessageAdded added =
+        (SubAgentMessageAdded)
+            new EventCodec()
+                .decode(
+                    new String(
+                        record.headers().lastHeader("ce_type").value(), StandardCharsets.UTF_8),
+                    record.value());
+    assertThat(added.messageId()).isEqualTo(messages.get(1).id());
+    assertThat(added.message())
+        .isEqualTo(new SubAgentMessageAdded.Carried(messages.get(1).content(), null));
+    assertThat(added.start())
+        .isEqualTo(
+            new SubAgentMessageAdded.Start(
+                "researcher",
+                messages.get(0).id(),
+                messages.get(0).content(),
+                "chat-model",
+                new TaskCreated.Limits(4, null, null),
+                null,
+                null));
   }
 
   /**

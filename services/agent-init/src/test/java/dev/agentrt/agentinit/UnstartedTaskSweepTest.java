@@ -22,15 +22,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -127,7 +121,7 @@ class UnstartedTaskSweepTest {
     assertThat(new SubAgentConversations(mongo).messages(subAgent.id()))
         .extracting(SubAgentMessage::role)
         .containsExactly(SubAgentMessage.SYSTEM, SubAgentMessage.USER);
-    assertThat(recordsWithKey(Topics.SUB_AGENT_MESSAGES, subAgent.id()))
+    assertThat(BrokerRecords.withKey(kafka, Topics.SUB_AGENT_MESSAGES, subAgent.id()))
         .as("the instruction announced once")
         .hasSize(1);
   }
@@ -148,36 +142,5 @@ class UnstartedTaskSweepTest {
             now,
             now,
             List.of()));
-  }
-
-  /** Every record with the key on the topic, up to its end now. */
-  private static List<ConsumerRecord<String, byte[]>> recordsWithKey(String topic, String key) {
-    try (KafkaConsumer<String, byte[]> consumer =
-        new KafkaConsumer<>(
-            Map.of("bootstrap.servers", kafka.getBrokersAsString()),
-            new StringDeserializer(),
-            new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions =
-          consumer.partitionsFor(topic).stream()
-              .map(p -> new TopicPartition(topic, p.partition()))
-              .toList();
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-      List<ConsumerRecord<String, byte[]>> found = new ArrayList<>();
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p))
-          && System.nanoTime() < deadline) {
-        consumer
-            .poll(Duration.ofMillis(200))
-            .forEach(
-                r -> {
-                  if (key.equals(r.key())) {
-                    found.add(r);
-                  }
-                });
-      }
-      return found;
-    }
   }
 }

@@ -211,10 +211,12 @@ class AgentLoop {
       known.keep(what);
       return;
     }
-    if (what != null
-        && (added != null && added.message() != null
-            ? goOnWith(what, added)
-            : goOnAsKnown(what, false))) {
+    boolean carried = added != null && added.message() != null;
+    if (what == null && carried && added.start() != null) {
+      if (takeFirstTurn(added)) {
+        return;
+      }
+    } else if (what != null && (carried ? goOnWith(what, added) : goOnAsKnown(what, false))) {
       return;
     }
     SubAgent subAgent = mongo.findById(subAgentId, SubAgent.class);
@@ -319,21 +321,8 @@ class AgentLoop {
    * after what is known ({@link #goOnAsKnown}).
    */
   private boolean goOnWith(KnownConversations.Known what, SubAgentMessageAdded added) {
-    SubAgentMessageAdded.Carried carried = added.message();
-    SubAgentMessage message =
-        new SubAgentMessage(
-            added.messageId(),
-            added.subAgentId(),
-            added.taskId(),
-            added.chatId(),
-            what.lastSeq() + 1,
-            added.role(),
-            carried.content(),
-            List.of(),
-            carried.toolCallId(),
-            added.occurredAt(),
-            List.of());
-    ConversationState conversation = what.with(List.of(message)).orElseThrow();
+    ConversationState conversation =
+        what.with(List.of(KnownConversations.carried(added, what.lastSeq() + 1))).orElseThrow();
     if (conversation.awaitsModelTurn() && !conversation.hadApprovals()) {
       if (takeAsKnown(what, conversation, false)) {
         return true;
@@ -341,6 +330,25 @@ class AgentLoop {
       known.take(what.subAgent().id()); // kept by a take that missed; goOnAsKnown keeps its own
     }
     return goOnAsKnown(what, false);
+  }
+
+  /**
+   * Takes the first turn of a sub-agent from its instruction's event, which carries the sub-agent
+   * as agent-init made it and its two messages: nothing is read. The take's condition (active,
+   * free, counting two messages) confirms them: agent-init takes both places with one write on the
+   * fresh sub-agent's count, so a count of two is its alone, and the event comes from the
+   * instruction it stored. Anything else (a message came meanwhile, a start repeated after a crash,
+   * a limit) goes to the wake that reads the sub-agent: false.
+   */
+  private boolean takeFirstTurn(SubAgentMessageAdded added) {
+    KnownConversations.Known started = KnownConversations.started(added);
+    ConversationState conversation =
+        started.with(List.of(KnownConversations.carried(added, 2))).orElseThrow();
+    if (conversation.awaitsModelTurn() && takeAsKnown(started, conversation, false)) {
+      return true;
+    }
+    known.take(added.subAgentId()); // kept by a take that missed: nothing confirmed it
+    return false;
   }
 
   /**

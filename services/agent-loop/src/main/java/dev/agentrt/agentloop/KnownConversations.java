@@ -1,9 +1,13 @@
 package dev.agentrt.agentloop;
 
+import dev.agentrt.events.SubAgentMessageAdded;
+import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -86,6 +90,72 @@ final class KnownConversations {
           s.deadline(),
           s.settings());
     }
+  }
+
+  /**
+   * The message an event carries ({@link SubAgentMessageAdded#message}), placed at {@code seq}: a
+   * place nothing confirmed yet, which only a write conditioned on the conversation's count can.
+   */
+  static SubAgentMessage carried(SubAgentMessageAdded added, long seq) {
+    SubAgentMessageAdded.Carried message = added.message();
+    return new SubAgentMessage(
+        added.messageId(),
+        added.subAgentId(),
+        added.taskId(),
+        added.chatId(),
+        seq,
+        added.role(),
+        message.content(),
+        List.of(),
+        message.toolCallId(),
+        stored(added.occurredAt()),
+        List.of());
+  }
+
+  /**
+   * The sub-agent an instruction's event says agent-init made ({@link SubAgentMessageAdded#start}),
+   * with its system prompt, the message before the instruction: as unconfirmed as {@link #carried},
+   * never kept.
+   */
+  static Known started(SubAgentMessageAdded added) {
+    SubAgentMessageAdded.Start start = added.start();
+    Instant at = stored(added.occurredAt());
+    SubAgent subAgent =
+        new SubAgent(
+            added.subAgentId(),
+            added.taskId(),
+            added.chatId(),
+            start.agent(),
+            SubAgentStatus.active,
+            1,
+            null,
+            at,
+            at,
+            null,
+            new SubAgent.Settings(
+                start.model(),
+                start.limits() == null ? null : ChatLimits.of(start.limits()),
+                start.rootTaskId(),
+                start.callerDeadline()));
+    SubAgentMessage systemPrompt =
+        new SubAgentMessage(
+            start.systemPromptId(),
+            added.subAgentId(),
+            added.taskId(),
+            added.chatId(),
+            1,
+            SubAgentMessage.SYSTEM,
+            start.systemPrompt(),
+            List.of(),
+            null,
+            at,
+            List.of());
+    return new Known(subAgent, List.of(systemPrompt));
+  }
+
+  /** The time as MongoDB stores it: a message's {@code createdAt} read back. */
+  private static Instant stored(Instant at) {
+    return at.truncatedTo(ChronoUnit.MILLIS);
   }
 
   private final SubAgentConversations conversations;

@@ -765,6 +765,50 @@ class AgentLoopTest {
   }
 
   /**
+   * A sub-agent's first turn is taken from its instruction's event, which carries the sub-agent as
+   * agent-init made it and both its messages: neither the sub-agent nor its messages are read, and
+   * the model sees the two messages as they were stored.
+   */
+  @Test
+  void aFirstTurnIsTakenFromTheInstructionsEventWithNothingRead() {
+    model.replies("Kafka is a log.");
+    SubAgentMessageAdded instruction = starting();
+    Thread test = Thread.currentThread();
+    COMMANDS.clear();
+
+    loop.wake(instruction);
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(COMMANDS.from(t -> t == test || t.isVirtual()))
+        .doesNotContain(
+            "find " + Collections.SUB_AGENT_MESSAGES,
+            "find " + Collections.SUB_AGENTS,
+            "find " + Collections.CHATS,
+            "find " + Collections.TASKS);
+    assertThat(model.requests().getFirst().messages())
+        .extracting(ModelMessage::role, ModelMessage::content)
+        .containsExactly(tuple("system", "You research."), tuple("user", "Research Kafka"));
+  }
+
+  /**
+   * An instruction's event whose sub-agent counts more than its two messages (a follow-up came
+   * first) takes no turn from what it carries: the take, conditioned on the count, misses, and the
+   * wake reads the sub-agent and its messages, so the model sees all three.
+   */
+  @Test
+  void aFirstTurnWhoseSubAgentCountsMoreThanItsEventIsTakenFromWhatIsRead() {
+    append(SubAgentMessage.USER, "Keep it short.", null);
+    model.replies("Kafka is a log.");
+
+    loop.wake(starting());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests().getFirst().messages())
+        .extracting(ModelMessage::content)
+        .containsExactly("You research.", "Research Kafka", "Keep it short.");
+  }
+
+  /**
    * A result whose event carries it, right after what a turn of this instance knew, has the next
    * turn taken with nothing read, neither the messages nor the sub-agent; the model sees the result
    * as it was stored.
@@ -1911,6 +1955,21 @@ class AgentLoopTest {
         subAgent, new NewMessage(id, role, content, List.of(), toolCallId, List.of()), now);
     return SubAgentConversations.addedCarrying(
         SubAgentIds.of(subAgent), id, role, content, toolCallId, now);
+  }
+
+  /** The event of the sub-agent's instruction, as agent-init makes it: it carries the start. */
+  private SubAgentMessageAdded starting() {
+    List<SubAgentMessage> messages = conversations.messages(subAgent.id());
+    SubAgentMessageAdded added =
+        SubAgentConversations.addedStarting(
+            mongo.findById(subAgent.id(), SubAgent.class),
+            messages.get(0).id(),
+            messages.get(0).content(),
+            messages.get(1).id(),
+            messages.get(1).content(),
+            messages.get(1).createdAt());
+    assertThat(added.start()).as("short messages travel with the event").isNotNull();
+    return added;
   }
 
   private SubAgentMessage lastAnswer() {
