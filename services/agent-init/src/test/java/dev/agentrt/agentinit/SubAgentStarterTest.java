@@ -22,6 +22,7 @@ import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.testing.BrokerRecords;
 import dev.agentrt.testing.InMemoryMongo;
 import dev.agentrt.testing.MongoCommands;
 import java.io.ByteArrayInputStream;
@@ -144,10 +145,13 @@ class SubAgentStarterTest {
     List<SubAgentMessage> messages = new SubAgentConversations(mongo).messages(subAgent.id());
     await()
         .until(
-            () -> BrokerRecords.withKey(kafka, Topics.SUB_AGENT_MESSAGES, subAgent.id()),
+            () ->
+                BrokerRecords.withKey(
+                    kafka.getBrokersAsString(), Topics.SUB_AGENT_MESSAGES, subAgent.id()),
             records -> !records.isEmpty());
     ConsumerRecord<String, byte[]> record =
-        BrokerRecords.withKey(kafka, Topics.SUB_AGENT_MESSAGES, subAgent.id()).getFirst();
+        BrokerRecords.withKey(kafka.getBrokersAsString(), Topics.SUB_AGENT_MESSAGES, subAgent.id())
+            .getFirst();
     SubAgentMessageAdded added =
         (SubAgentMessageAdded)
             new EventCodec()

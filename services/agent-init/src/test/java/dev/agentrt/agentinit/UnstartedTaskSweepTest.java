@@ -16,6 +16,7 @@ import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.testing.BrokerRecords;
 import dev.agentrt.testing.InMemoryMongo;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -121,7 +122,9 @@ class UnstartedTaskSweepTest {
     assertThat(new SubAgentConversations(mongo).messages(subAgent.id()))
         .extracting(SubAgentMessage::role)
         .containsExactly(SubAgentMessage.SYSTEM, SubAgentMessage.USER);
-    assertThat(BrokerRecords.withKey(kafka, Topics.SUB_AGENT_MESSAGES, subAgent.id()))
+    assertThat(
+            BrokerRecords.withKey(
+                kafka.getBrokersAsString(), Topics.SUB_AGENT_MESSAGES, subAgent.id()))
         .as("the instruction announced once")
         .hasSize(1);
   }

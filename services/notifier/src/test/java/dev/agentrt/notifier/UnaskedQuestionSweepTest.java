@@ -16,19 +16,14 @@ import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.Task;
 import dev.agentrt.store.TaskStatus;
+import dev.agentrt.testing.BrokerRecords;
 import dev.agentrt.testing.InMemoryMongo;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -174,7 +169,8 @@ class UnaskedQuestionSweepTest {
               assertThat(q.id()).isEqualTo(Ids.derived(event.eventId(), Questions.PURPOSE));
               assertThat(q.content()).isEqualTo("The Researcher needs more information: Which?");
             });
-    assertThat(recordsWithKey(Topics.CHAT_MESSAGES, task.chatId()))
+    assertThat(
+            BrokerRecords.withKey(kafka.getBrokersAsString(), Topics.CHAT_MESSAGES, task.chatId()))
         .as("the question announced once")
         .hasSize(1);
   }
@@ -218,33 +214,5 @@ class UnaskedQuestionSweepTest {
             null,
             task.updatedAt(),
             List.of()));
-  }
-
-  /** Every record with the key on the topic, up to its end now. */
-  private static List<ConsumerRecord<String, byte[]>> recordsWithKey(String topic, String key) {
-    try (KafkaConsumer<String, byte[]> consumer =
-        new KafkaConsumer<>(
-            Map.of("bootstrap.servers", kafka.getBrokersAsString()),
-            new StringDeserializer(),
-            new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions =
-          consumer.partitionsFor(topic).stream()
-              .map(p -> new TopicPartition(topic, p.partition()))
-              .toList();
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-      List<ConsumerRecord<String, byte[]>> found = new ArrayList<>();
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p))
-          && System.nanoTime() < deadline) {
-        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          if (key.equals(r.key())) {
-            found.add(r);
-          }
-        }
-      }
-      return found;
-    }
   }
 }

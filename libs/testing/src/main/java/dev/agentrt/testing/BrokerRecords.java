@@ -1,4 +1,4 @@
-package dev.agentrt.agentinit;
+package dev.agentrt.testing;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,17 +9,16 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.springframework.kafka.test.EmbeddedKafkaBroker;
 
 /** What a test's broker holds on a topic. */
-final class BrokerRecords {
+public final class BrokerRecords {
 
   /** Every record with the key on the topic, up to its end now. */
-  static List<ConsumerRecord<String, byte[]>> withKey(
-      EmbeddedKafkaBroker kafka, String topic, String key) {
+  public static List<ConsumerRecord<String, byte[]>> withKey(
+      String bootstrapServers, String topic, String key) {
     try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(
-            Map.of("bootstrap.servers", kafka.getBrokersAsString()),
+            Map.of("bootstrap.servers", bootstrapServers),
             new StringDeserializer(),
             new ByteArrayDeserializer())) {
       List<TopicPartition> partitions =
