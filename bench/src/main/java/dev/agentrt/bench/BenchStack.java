@@ -6,13 +6,13 @@ import com.mongodb.client.MongoDatabase;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.localstack.EmbeddedMongo;
 import dev.agentrt.localstack.KafkaBroker;
+import dev.agentrt.localstack.Ports;
 import dev.agentrt.localstack.ServiceProcess;
 import dev.agentrt.localstack.ServiceProcess.JvmMode;
 import dev.agentrt.localstack.Services;
 import dev.agentrt.localstack.TopicCreator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -101,7 +101,7 @@ final class BenchStack implements AutoCloseable {
             ServiceProcess.start(
                 repoRoot,
                 name,
-                freePort(),
+                Ports.free(),
                 env,
                 work.resolve("logs").resolve(name + ".log"),
                 JvmMode.PRODUCTION,
@@ -257,14 +257,6 @@ final class BenchStack implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     return file;
-  }
-
-  static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   @Override

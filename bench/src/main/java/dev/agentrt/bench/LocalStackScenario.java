@@ -3,13 +3,13 @@ package dev.agentrt.bench;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import dev.agentrt.bench.ScenarioResult.Target;
+import dev.agentrt.localstack.Ports;
 import dev.agentrt.localstack.ServiceProcess;
 import dev.agentrt.localstack.Services;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -177,9 +177,9 @@ final class LocalStackScenario {
     }
 
     static Launched start(Path repoRoot, Path dataDir, boolean fresh) {
-      int kafkaPort = BenchStack.freePort();
-      int mongoPort = BenchStack.freePort();
-      int servicePorts = freePortRange(SERVICES.size());
+      int kafkaPort = Ports.free();
+      int mongoPort = Ports.free();
+      int servicePorts = Ports.freeRange(SERVICES.size());
       List<String> command = new ArrayList<>();
       command.add(repoRoot.resolve("run.sh").toString());
       if (fresh) {
@@ -313,27 +313,6 @@ final class LocalStackScenario {
         Thread.currentThread().interrupt();
       }
       started.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
-    }
-
-    /** The first of {@code n} consecutive free ports. */
-    private static int freePortRange(int n) {
-      for (int first = 20_000; first < 60_000; first += 100) {
-        if (allFree(first, n)) {
-          return first;
-        }
-      }
-      throw new IllegalStateException("no " + n + " consecutive free ports");
-    }
-
-    private static boolean allFree(int first, int n) {
-      for (int port = first; port < first + n; port++) {
-        try (ServerSocket socket = new ServerSocket(port)) {
-          socket.setReuseAddress(true);
-        } catch (IOException e) {
-          return false;
-        }
-      }
-      return true;
     }
   }
 }

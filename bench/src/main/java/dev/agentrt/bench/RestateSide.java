@@ -1,5 +1,6 @@
 package dev.agentrt.bench;
 
+import dev.agentrt.localstack.Ports;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
@@ -98,8 +99,8 @@ final class RestateSide implements AutoCloseable {
     Path logs = work.resolve("logs");
     try {
       Files.createDirectories(logs);
-      int ingressPort = BenchStack.freePort(), adminPort = BenchStack.freePort();
-      int nodePort = BenchStack.freePort(), servicePort = BenchStack.freePort();
+      int ingressPort = Ports.free(), adminPort = Ports.free();
+      int nodePort = Ports.free(), servicePort = Ports.free();
       ProcessBuilder serverBuilder =
           new ProcessBuilder(
                   serverBinary().orElseThrow().toString(),

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class PortsTest {
@@ -28,6 +30,24 @@ class PortsTest {
               "port %d (Kafka) is already in use; stop what holds it or pass --kafka-port"
                   .formatted(port));
     }
+  }
+
+  /**
+   * Below the kernel's ephemeral range, so no outgoing connection takes a port before its service
+   * binds it; and none handed out twice, so two services starting side by side never share one.
+   */
+  @Test
+  void handsOutPortsBelowTheEphemeralRangeNoneTwice() {
+    Set<Integer> handedOut = new HashSet<>();
+    for (int i = 0; i < 200; i++) {
+      assertThat(handedOut.add(Ports.free())).isTrue();
+    }
+    int first = Ports.freeRange(6);
+    for (int port = first; port < first + 6; port++) {
+      assertThat(handedOut.add(port)).as("port %d handed out twice", port).isTrue();
+      assertThat(Ports.inUse(port)).isFalse();
+    }
+    assertThat(handedOut).allSatisfy(port -> assertThat(port).isBetween(20_000, 31_999));
   }
 
   @Test

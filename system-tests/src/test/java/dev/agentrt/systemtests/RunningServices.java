@@ -1,17 +1,13 @@
 package dev.agentrt.systemtests;
 
+import dev.agentrt.localstack.Ports;
 import dev.agentrt.localstack.ServiceProcess;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The services' executable jars as child processes, on free ports, pointed at the Kafka and MongoDB
@@ -21,10 +17,6 @@ final class RunningServices implements AutoCloseable {
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
-  /** The ports {@link #freePort} handed out, in this JVM: none twice. */
-  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
-
-  private static final Random RANDOM = new Random();
   private static final Path REPO_ROOT = Path.of(System.getProperty("agentrt.repo.root", ".."));
 
   private final Map<String, ServiceProcess> processes = new LinkedHashMap<>();
@@ -49,7 +41,7 @@ final class RunningServices implements AutoCloseable {
         running.processes.put(
             service,
             ServiceProcess.start(
-                REPO_ROOT, service, freePort(), env, logs.resolve(service + ".log")));
+                REPO_ROOT, service, Ports.free(), env, logs.resolve(service + ".log")));
       }
       running.processes.values().forEach(p -> p.awaitHealthy(START_TIMEOUT));
       return running;
@@ -67,7 +59,7 @@ final class RunningServices implements AutoCloseable {
       String label, List<String> services, String kafkaBootstrap, String mongoUri) {
     Path logs = REPO_ROOT.resolve("system-tests/target/service-logs").resolve(label);
     Map<String, Integer> ports = new LinkedHashMap<>();
-    services.forEach(service -> ports.put(service, freePort()));
+    services.forEach(service -> ports.put(service, Ports.free()));
     RunningServices running = new RunningServices();
     try {
       ServiceProcess.startInOneJvm(REPO_ROOT, ports, env(kafkaBootstrap, mongoUri, Map.of()), logs)
@@ -119,26 +111,5 @@ final class RunningServices implements AutoCloseable {
   @Override
   public void close() {
     ServiceProcess.closeAll(processes.values());
-  }
-
-  /**
-   * A port nothing listens on, from below the kernel's ephemeral range (32768–60999 on Linux), and
-   * not handed out here before. A port from {@code new ServerSocket(0)} is from that range, and
-   * until its service binds it, any outgoing connection (of the services starting meanwhile, to
-   * Kafka and MongoDB) may take it as its local port: the orchestrator once failed to start so.
-   */
-  private static int freePort() {
-    for (int attempt = 0; attempt < 1_000; attempt++) {
-      int port = 20_000 + RANDOM.nextInt(12_000);
-      if (!HANDED_OUT.add(port)) {
-        continue;
-      }
-      try (ServerSocket socket = new ServerSocket(port)) {
-        return port;
-      } catch (IOException taken) {
-        // something listens there: try another
-      }
-    }
-    throw new IllegalStateException("no free port between 20000 and 32000");
   }
 }
