@@ -17,7 +17,7 @@ import java.util.stream.Stream;
 /** {@code ./bench.sh}: starts the stack, runs the scenarios, prints the table, writes JSON. */
 public final class BenchMain {
 
-  private static final Path WORK = Path.of("bench", "target", "run");
+  static final Path WORK = Path.of("bench", "target", "run");
   private static final Instant START = Instant.now();
 
   private BenchMain() {}
@@ -56,7 +56,7 @@ public final class BenchMain {
         results,
         options.scenarios().contains(9),
         "9 local stack",
-        () -> new LocalStackScenario(repoRoot, WORK, options.reps(), BenchMain::say).run());
+        () -> new LocalStackScenario(repoRoot, WORK, options.reps(), BenchMain::sayLine).run());
     if (options.scenarios().equals(Set.of(9))) {
       printAndWrite(results, options.out());
       return;
@@ -66,7 +66,7 @@ public final class BenchMain {
         WORK.resolve("logs"));
     try (BenchStack stack = BenchStack.start(repoRoot, WORK, options.serviceJvmOptions())) {
       say("ready");
-      Scenarios scenarios = new Scenarios(stack, options, BenchMain::say);
+      Scenarios scenarios = new Scenarios(stack, options, BenchMain::sayLine);
       say("warming up");
       scenarios.warmUp();
       ScenarioResult footprint = new ScenarioResult("6-footprint", "6 footprint");
@@ -151,6 +151,11 @@ public final class BenchMain {
         "[%6.1f s] %s%n",
         Duration.between(START, Instant.now()).toMillis() / 1000.0,
         format.formatted(args));
+  }
+
+  /** A line as it is, a per cent sign included. */
+  private static void sayLine(String line) {
+    say("%s", line);
   }
 
   static void deleteTree(Path dir) {

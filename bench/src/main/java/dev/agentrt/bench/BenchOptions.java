@@ -23,6 +23,7 @@ record BenchOptions(
     int toolCalls,
     long toolMs,
     List<String> serviceJvmOptions,
+    boolean profile,
     Path out,
     List<Path> compare) {
 
@@ -58,6 +59,10 @@ record BenchOptions(
         --tool-ms T             how long each of them takes (default 1000; --quick 500)
         --service-jvm-opts "…"  more JVM options for every service, e.g. a flight recording:
                                 "-XX:StartFlightRecording=filename=bench/target/%p.jfr"
+        --profile               flight recordings of every JVM during scenario 3's repetitions,
+                                and where their samples fall, by process and by library
+                                (bench/target/run/profile/*.jfr; the recorder costs CPU, so
+                                read the shares, not the times)
         --out DIR               where the JSON files go (default bench/target/results)
         --compare A B           no run: two earlier runs' results side by side, each metric's
                                 median in A and B and the difference (A and B: two scenario
@@ -78,6 +83,7 @@ record BenchOptions(
     int toolCalls = quick ? 4 : 8;
     long toolMs = quick ? 500 : 1000;
     List<String> jvmOptions = List.of();
+    boolean profile = false;
     Path out = Path.of("bench", "target", "results");
     List<Path> compare = List.of();
     Iterator<String> it = args.iterator();
@@ -109,10 +115,14 @@ record BenchOptions(
                 Arrays.stream(value(arg, it).trim().split("\\s+"))
                     .filter(s -> !s.isEmpty())
                     .toList();
+        case "--profile" -> profile = true;
         case "--out" -> out = Path.of(value(arg, it));
         case "--compare" -> compare = List.of(Path.of(value(arg, it)), Path.of(value(arg, it)));
         default -> throw new IllegalArgumentException("unknown option " + arg);
       }
+    }
+    if (profile && !scenarios.contains(3)) {
+      throw new IllegalArgumentException("--profile records scenario 3: add it to --scenarios");
     }
     return new BenchOptions(
         help,
@@ -129,6 +139,7 @@ record BenchOptions(
         toolCalls,
         toolMs,
         jvmOptions,
+        profile,
         out,
         compare);
   }

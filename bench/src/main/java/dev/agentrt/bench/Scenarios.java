@@ -3,6 +3,7 @@ package dev.agentrt.bench;
 import dev.agentrt.bench.ScenarioResult.Target;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -265,11 +266,15 @@ final class Scenarios {
     List<Double> servicesCpuPerStep = new ArrayList<>(), mongoCommandsPerStep = new ArrayList<>();
     List<Double> compilerShare = new ArrayList<>(), compiledCpuPerStep = new ArrayList<>();
     Map<String, List<Double>> mongoCommandsPerStepByService = new LinkedHashMap<>();
+    Profile profile = options.profile() ? startProfile() : null;
+    List<Instant[]> windows = new ArrayList<>();
     for (int rep = 0; rep < options.reps(); rep++) {
       Map<String, Double> commandsBefore = stack.mongoCommands();
       Map<String, Map<String, Double>> kindsBefore = stack.mongoCommandsByKind();
       Map<String, Map<String, double[]>> groupCommitsBefore = stack.groupCommits();
+      Instant from = Instant.now();
       Measured measured = measured(() -> batch("throughput", instant(n, rounds)));
+      windows.add(new Instant[] {from, Instant.now()});
       Map<String, Map<String, Double>> kinds = stack.mongoCommandsByKind();
       Map<String, Map<String, double[]>> groupCommits = stack.groupCommits();
       Map<String, Double> commands = new LinkedHashMap<>();
@@ -311,6 +316,12 @@ final class Scenarios {
       detail.put("wallSecondsOfCpuWindow", measured.wallSeconds());
       result.details.put("rep" + (rep + 1), detail);
     }
+    if (profile != null) {
+      Map<String, Map<String, Integer>> samples =
+          Profile.samplesByLayer(profile.stop(BenchStack.BENCH_JVM), windows);
+      result.details.put("executionSamplesByLayer", samples);
+      Profile.table(samples).forEach(say);
+    }
     result
         .row("steps per second", "1/s", stepsPerS, Target.atLeast(150, "/s"))
         .row("runs per second", "1/s", runsPerS)
@@ -329,6 +340,15 @@ final class Scenarios {
     mongoCommandsPerStepByService.forEach(
         (name, perStep) -> result.row("  MongoDB commands per step, " + name, "", perStep));
     return result;
+  }
+
+  /** Recordings of every JVM from now on; the services' settle in for a moment first. */
+  private Profile startProfile() {
+    Map<String, Long> services = new LinkedHashMap<>(stack.pids());
+    services.remove(BenchStack.BENCH_JVM);
+    Profile profile = Profile.start(services, BenchMain.WORK.resolve("profile"));
+    Batch.sleep(Duration.ofSeconds(2)); // starting a recording deoptimizes some code
+    return profile;
   }
 
   /** Each service's commands of each kind in the window, per step, the most frequent first. */
