@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import jdk.jfr.Configuration;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
@@ -218,8 +219,7 @@ final class Profile {
         .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
         .limit(limit)
         .map(e -> percent(e.getValue(), total) + " " + e.getKey())
-        .reduce((a, b) -> a + ", " + b)
-        .orElse("none");
+        .collect(Collectors.joining(", "));
   }
 
   private static String percent(int n, int total) {
