@@ -132,10 +132,28 @@ final class BenchStack implements AutoCloseable {
   }
 
   /**
+   * What the services' actuators have counted so far: their MongoDB commands, in all and by kind,
+   * and their group commits.
+   */
+  record Counters(
+      Map<String, Double> commands,
+      Map<String, Map<String, Double>> commandsByKind,
+      Map<String, Map<String, double[]>> groupCommits) {}
+
+  /**
+   * Every counter a measured window is read between: some 30 actuator requests per service. The
+   * warm-up reads them as often, so that the services' JIT compilers are done with the code that
+   * answers them before a window, not busy with it inside one.
+   */
+  Counters counters() {
+    return new Counters(mongoCommands(), mongoCommandsByKind(), groupCommits());
+  }
+
+  /**
    * The MongoDB commands each service has sent since it started: the count of its driver's {@code
    * mongodb.driver.commands} timer (Spring Boot's command listener), NaN where a service has none.
    */
-  Map<String, Double> mongoCommands() {
+  private Map<String, Double> mongoCommands() {
     Map<String, Double> commands = new LinkedHashMap<>();
     services.forEach(
         (name, process) -> commands.put(name, metric(process, MONGO_COMMANDS, "COUNT")));
@@ -146,7 +164,7 @@ final class BenchStack implements AutoCloseable {
    * The same commands by kind: for each service, the count of each command on each collection
    * ("update runs", "find ledger", …), so that a run shows where its round trips go.
    */
-  Map<String, Map<String, Double>> mongoCommandsByKind() {
+  private Map<String, Map<String, Double>> mongoCommandsByKind() {
     Map<String, Map<String, Double>> byService = new LinkedHashMap<>();
     services.forEach(
         (name, process) -> {
@@ -169,7 +187,7 @@ final class BenchStack implements AutoCloseable {
    * Each service's group commits ({@code agentrt.group-commit.items}): for each writer, its writes
    * so far and the items they carried, as {@code [writes, items]}.
    */
-  Map<String, Map<String, double[]>> groupCommits() {
+  private Map<String, Map<String, double[]>> groupCommits() {
     Map<String, Map<String, double[]>> byService = new LinkedHashMap<>();
     services.forEach(
         (name, process) -> {

@@ -65,7 +65,9 @@ final class Scenarios {
   void warmUp() {
     int quiet = 0;
     for (int i = 1; i <= MAX_WARM_UP_BATCHES; i++) {
+      stack.counters(); // as a measured window is read between, see BenchStack.counters()
       Measured warmUp = measured(() -> batch("warm-up", instant(options.warmupAgents(), 5)));
+      stack.counters();
       double compiling = warmUp.compilerShare();
       say.accept(
           "  warm-up %d: %.1f ms CPU per step, %.0f per cent of it compiling"
@@ -269,18 +271,15 @@ final class Scenarios {
     Profile profile = options.profile() ? startProfile() : null;
     List<Instant[]> windows = new ArrayList<>();
     for (int rep = 0; rep < options.reps(); rep++) {
-      Map<String, Double> commandsBefore = stack.mongoCommands();
-      Map<String, Map<String, Double>> kindsBefore = stack.mongoCommandsByKind();
-      Map<String, Map<String, double[]>> groupCommitsBefore = stack.groupCommits();
+      BenchStack.Counters before = stack.counters();
       Instant from = Instant.now();
       Measured measured = measured(() -> batch("throughput", instant(n, rounds)));
       windows.add(new Instant[] {from, Instant.now()});
-      Map<String, Map<String, Double>> kinds = stack.mongoCommandsByKind();
-      Map<String, Map<String, double[]>> groupCommits = stack.groupCommits();
+      BenchStack.Counters after = stack.counters();
       Map<String, Double> commands = new LinkedHashMap<>();
-      stack
-          .mongoCommands()
-          .forEach((name, count) -> commands.put(name, count - commandsBefore.get(name)));
+      after
+          .commands()
+          .forEach((name, count) -> commands.put(name, count - before.commands().get(name)));
       Batch batch = measured.batch();
       double seconds = (batch.lastEndedAt() - batch.postedAt) / 1000.0;
       long steps = measured.steps();
@@ -307,8 +306,11 @@ final class Scenarios {
       Map<String, Object> detail = new LinkedHashMap<>();
       detail.put("steps", steps);
       detail.put("mongoCommandsByService", commands);
-      detail.put("mongoCommandsPerStepByKind", perStepByKind(kindsBefore, kinds, steps));
-      detail.put("groupCommits", groupCommitsIn(groupCommitsBefore, groupCommits, steps));
+      detail.put(
+          "mongoCommandsPerStepByKind",
+          perStepByKind(before.commandsByKind(), after.commandsByKind(), steps));
+      detail.put(
+          "groupCommits", groupCommitsIn(before.groupCommits(), after.groupCommits(), steps));
       detail.put("succeeded", batch.succeeded());
       detail.put("seconds", seconds);
       detail.put("cpuSecondsByProcess", measured.cpuSeconds());
