@@ -20,6 +20,12 @@ public final class BenchMain {
   static final Path WORK = Path.of("bench", "target", "run");
   private static final Instant START = Instant.now();
 
+  /**
+   * Every scenario's last row: how fast the machine was just before it ({@link MachineSpeed}), so
+   * that {@code --compare} sets two runs' speeds side by side with their figures.
+   */
+  static final String MACHINE_SPEED_ROW = "machine: a fixed work's CPU time, just before";
+
   private BenchMain() {}
 
   public static void main(String[] args) {
@@ -116,11 +122,15 @@ public final class BenchMain {
     if (!wanted) {
       return;
     }
-    say("scenario %s (load average %.1f)", name, Proc.loadAverage());
+    MachineSpeed.Calibration speed = MachineSpeed.measure();
+    say(
+        "scenario %s (load average %.1f; the machine's fixed work took %.1f ms of CPU)",
+        name, Proc.loadAverage(), speed.cpuMillis());
     try {
       double loadBefore = Proc.loadAverage();
       ScenarioResult result = scenario.get();
       result.details.put("loadAverage1mBeforeAndAfter", List.of(loadBefore, Proc.loadAverage()));
+      result.row(MACHINE_SPEED_ROW, "ms", List.of(speed.cpuMillis()));
       results.add(result);
     } catch (RuntimeException e) {
       ScenarioResult failed = new ScenarioResult(name.replace(' ', '-'), name);
