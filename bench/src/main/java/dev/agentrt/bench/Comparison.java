@@ -27,6 +27,12 @@ final class Comparison {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
+  /**
+   * How far apart two runs' machine rows may be before the comparison says the machine moved: the
+   * fixed work's CPU time varies by about a tenth between runs on an idle machine.
+   */
+  static final double MACHINE_DRIFT = 0.15;
+
   /** One metric of one scenario, in both runs. */
   record Line(String scenario, String metric, Spread a, Spread b) {
 
@@ -100,6 +106,27 @@ final class Comparison {
     out.println(
         "medians of each run's repetitions; \"outside the spread\": no repetition of B within A's"
             + " range, or the reverse. Anything else is within the runs' own noise.");
+    for (Line line : machineDrifts(lines)) {
+      out.printf(
+          Locale.ROOT,
+          "%s: the machine's fixed work took %s ms in A, %s in B (%+.0f %%): its CPU times moved"
+              + " with the machine, not only with the code.%n",
+          line.scenario(),
+          ScenarioResult.format(line.a().median()),
+          ScenarioResult.format(line.b().median()),
+          100 * line.relativeChange());
+    }
+  }
+
+  /**
+   * The scenarios whose machine row ({@link MachineSpeed}) differs by more than {@link
+   * #MACHINE_DRIFT} between the two runs.
+   */
+  static List<Line> machineDrifts(List<Line> lines) {
+    return lines.stream()
+        .filter(line -> line.metric().startsWith(BenchMain.MACHINE_SPEED_ROW))
+        .filter(line -> Math.abs(line.relativeChange()) > MACHINE_DRIFT)
+        .toList();
   }
 
   private static List<Line> compareScenario(JsonNode a, JsonNode b) {

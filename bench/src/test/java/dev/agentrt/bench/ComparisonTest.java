@@ -45,6 +45,34 @@ class ComparisonTest {
   }
 
   @Test
+  void aMachineThatRanSlowerInOneRunIsNamed() {
+    Path a =
+        Report.write(
+            throughput(List.of(14.1, 15.5), List.of(150.0, 142.0))
+                .row(BenchMain.MACHINE_SPEED_ROW, "ms", List.of(29.5)),
+            dir.resolve("a"));
+    Path b =
+        Report.write(
+            throughput(List.of(19.4, 23.7), List.of(108.0, 91.0))
+                .row(BenchMain.MACHINE_SPEED_ROW, "ms", List.of(58.5)),
+            dir.resolve("b"));
+    Path alike =
+        Report.write(
+            throughput(List.of(19.4, 23.7), List.of(108.0, 91.0))
+                .row(BenchMain.MACHINE_SPEED_ROW, "ms", List.of(31.0)),
+            dir.resolve("c"));
+
+    List<Comparison.Line> slower = Comparison.compare(a, b);
+
+    assertThat(Comparison.machineDrifts(slower)).hasSize(1);
+    assertThat(printed(slower))
+        .contains("3 throughput: the machine's fixed work took 29.5 ms in A, 58.5 in B (+98 %)");
+    List<Comparison.Line> same = Comparison.compare(a, alike);
+    assertThat(Comparison.machineDrifts(same)).as("5 %% apart: the same machine").isEmpty();
+    assertThat(printed(same)).doesNotContain("the machine's fixed work");
+  }
+
+  @Test
   void twoDirectoriesAreComparedByTheScenariosBothHold() throws IOException {
     Report.write(throughput(List.of(10.0), List.of(50.0)), dir.resolve("a"));
     Report.write(throughput(List.of(12.0), List.of(40.0)), dir.resolve("b"));
