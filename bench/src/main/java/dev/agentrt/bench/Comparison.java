@@ -28,8 +28,8 @@ final class Comparison {
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   /**
-   * How far apart two runs' machine rows may be before the comparison says the machine moved: the
-   * fixed work's CPU time varies by about a tenth between runs on an idle machine.
+   * How far apart two runs' machine rows may be before the comparison says the machine moved. A
+   * first guess: the fixed work took 29.5 and 32.0 ms in two fast hours, 58.5 in a slow one.
    */
   static final double MACHINE_DRIFT = 0.15;
 
