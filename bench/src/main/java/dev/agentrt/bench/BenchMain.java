@@ -122,12 +122,12 @@ public final class BenchMain {
     if (!wanted) {
       return;
     }
+    double loadBefore = Proc.loadAverage();
     MachineSpeed.Calibration speed = MachineSpeed.measure();
     say(
         "scenario %s (load average %.1f; the machine's fixed work took %.1f ms of CPU)",
-        name, Proc.loadAverage(), speed.cpuMillis());
+        name, loadBefore, speed.cpuMillis());
     try {
-      double loadBefore = Proc.loadAverage();
       ScenarioResult result = scenario.get();
       result.details.put("loadAverage1mBeforeAndAfter", List.of(loadBefore, Proc.loadAverage()));
       result.row(MACHINE_SPEED_ROW, "ms", List.of(speed.cpuMillis()));
