@@ -61,6 +61,18 @@ class AnthropicModelTest {
   }
 
   @Test
+  void keepsTheTextOfAnAssistantMessageWithToolCalls() {
+    provider.answer(Response.ok(message("{\"type\":\"text\",\"text\":\"Done.\"}", "end_turn")));
+
+    model.complete(Conversations.afterTwoSearchesSaid("Let me search both."));
+
+    JsonNode said = provider.lastRequest().json().path("messages").get(1).path("content");
+    assertThat(said.valueStream().map(b -> b.path("type").asString()))
+        .containsExactly("text", "tool_use", "tool_use");
+    assertThat(said.get(0).path("text").asString()).isEqualTo("Let me search both.");
+  }
+
+  @Test
   void readsParallelToolUseWithUsage() {
     provider.answer(
         Response.ok(

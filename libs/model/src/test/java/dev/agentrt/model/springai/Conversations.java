@@ -27,13 +27,18 @@ final class Conversations {
 
   /** A researcher's turn after two parallel searches came back. */
   static ModelRequest afterTwoSearches() {
+    return afterTwoSearchesSaid(null);
+  }
+
+  /** {@link #afterTwoSearches}, where the turn that asked for them also said {@code text}. */
+  static ModelRequest afterTwoSearchesSaid(String text) {
     return new ModelRequest(
         Purpose.AGENT_TURN,
         List.of(
             ModelMessage.system("You are a researcher."),
             ModelMessage.user("Research Kafka and MongoDB"),
             ModelMessage.assistant(
-                null,
+                text,
                 List.of(
                     new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"),
                     new ModelToolCall("call_2", "search_docs", "{\"query\":\"MongoDB\"}"))),

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 class OpenAiModelTest {
 
@@ -56,7 +57,10 @@ class OpenAiModelTest {
     JsonNode function = body.path("tools").get(0).path("function");
     assertThat(function.path("name").asString()).isEqualTo("search_docs");
     assertThat(function.path("description").asString()).isEqualTo("Searches the documents.");
-    assertThat(function.path("parameters").path("required").get(0).asString()).isEqualTo("query");
+    assertThat(function.path("parameters"))
+        .as("the tool's schema as given, no keyword added to it")
+        .isEqualTo(JsonMapper.builder().build().readTree(Conversations.SEARCH_DOCS.inputSchema()));
+    assertThat(function.path("strict").asBoolean(false)).as("not strict unless asked").isFalse();
     assertThat(body.has("response_format")).isFalse();
   }
 
