@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /** The scenarios of issues 8 and 20, each repeated and summed up in a {@link ScenarioResult}. */
@@ -66,7 +65,7 @@ final class Scenarios {
     int quiet = 0;
     for (int i = 1; i <= MAX_WARM_UP_BATCHES; i++) {
       stack.counters(); // as a measured window is read between, see BenchStack.counters()
-      Measured warmUp = measured(() -> batch("warm-up", instant(options.warmupAgents(), 5)));
+      Measured warmUp = measured("warm-up", instant(options.warmupAgents(), 5));
       stack.counters();
       double compiling = warmUp.compilerShare();
       say.accept(
@@ -128,9 +127,21 @@ final class Scenarios {
     }
   }
 
-  private Measured measured(Supplier<Batch> run) {
+  /**
+   * {@link #batch}, with the CPU time every process spent from its first message posted until every
+   * task had ended and its answer was in the chat; what the bench reads afterwards ({@link
+   * Batch#collect}) is not in it.
+   */
+  private Measured measured(String label, List<Script> scripts) {
     Batch[] batch = new Batch[1];
-    Cpu cpu = cpu(stack.pids(), () -> batch[0] = run.get());
+    Cpu cpu =
+        cpu(
+            stack.pids(),
+            () ->
+                batch[0] =
+                    Batch.ended(stack, driver, scripts.getFirst().group(), scripts, BATCH_TIMEOUT));
+    batch[0].collect(stack);
+    done(label, batch[0]);
     return new Measured(batch[0], cpu.seconds(), cpu.compilerSeconds(), cpu.wallSeconds());
   }
 
@@ -273,7 +284,7 @@ final class Scenarios {
     for (int rep = 0; rep < options.reps(); rep++) {
       BenchStack.Counters before = stack.counters();
       Instant from = Instant.now();
-      Measured measured = measured(() -> batch("throughput", instant(n, rounds)));
+      Measured measured = measured("throughput", instant(n, rounds));
       windows.add(new Instant[] {from, Instant.now()});
       BenchStack.Counters after = stack.counters();
       Map<String, Double> commands = new LinkedHashMap<>();
@@ -615,7 +626,7 @@ final class Scenarios {
       List<Script> scripts = instant(few, rounds);
       batch("agentrt, few", scripts);
       ours.gaps(ModelGaps.of(stack.model.turns(), ids(scripts)));
-      Measured measured = measured(() -> batch("agentrt, saturation", instant(many, manyRounds)));
+      Measured measured = measured("agentrt, saturation", instant(many, manyRounds));
       Batch batch = measured.batch();
       ours.saturation(
           measured.steps(),
@@ -769,11 +780,17 @@ final class Scenarios {
   }
 
   private Batch batch(String label, List<Script> scripts) {
-    Batch batch = Batch.run(stack, driver, scripts.getFirst().group(), scripts, BATCH_TIMEOUT);
+    return done(
+        label, Batch.run(stack, driver, scripts.getFirst().group(), scripts, BATCH_TIMEOUT));
+  }
+
+  /** The batch, once every one of its tasks is known to have succeeded, as said. */
+  private Batch done(String label, Batch batch) {
     requireAllSucceeded(batch);
     say.accept(
         "  %s: %d sub-agents done in %.1f s"
-            .formatted(label, scripts.size(), (batch.lastEndedAt() - batch.postedAt) / 1000.0));
+            .formatted(
+                label, batch.scripts.size(), (batch.lastEndedAt() - batch.postedAt) / 1000.0));
     return batch;
   }
 
