@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import jdk.jfr.Configuration;
 import jdk.jfr.Recording;
@@ -92,7 +93,8 @@ final class Profile {
   private final Path dir;
   private final Recording own;
 
-  private Profile(Map<String, Long> services, Path dir, Recording own) {
+  /** Recordings running in {@code services} (name → pid) and in this JVM ({@code own}). */
+  Profile(Map<String, Long> services, Path dir, Recording own) {
     this.services = services;
     this.dir = dir;
     this.own = own;
@@ -114,24 +116,32 @@ final class Profile {
     }
   }
 
-  /** Stops every recording; the file of each process, by name ({@code ownName} for this JVM). */
-  Map<String, Path> stop(String ownName) {
+  /**
+   * Stops every recording; the file of each process, by name ({@code ownName} for this JVM). A
+   * service whose recording cannot be stopped is left out, saying why; this JVM's recording is
+   * closed whatever happens.
+   */
+  Map<String, Path> stop(String ownName, Consumer<String> say) {
     Map<String, Path> files = new LinkedHashMap<>();
-    services.forEach(
-        (name, pid) -> {
-          Path file = dir.resolve(name + ".jfr");
-          jcmd(pid, "JFR.stop", "name=" + NAME, "filename=" + file.toAbsolutePath());
-          files.put(name, file);
-        });
-    Path file = dir.resolve("bench.jfr");
     try {
+      services.forEach(
+          (name, pid) -> {
+            Path file = dir.resolve(name + ".jfr");
+            try {
+              jcmd(pid, "JFR.stop", "name=" + NAME, "filename=" + file.toAbsolutePath());
+              files.put(name, file);
+            } catch (RuntimeException e) {
+              say.accept("  profile: " + name + " left out: " + e.getMessage());
+            }
+          });
+      Path file = dir.resolve("bench.jfr");
       own.dump(file);
+      files.put(ownName, file);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } finally {
       own.close();
     }
-    files.put(ownName, file);
     return files;
   }
 

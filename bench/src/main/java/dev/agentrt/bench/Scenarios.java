@@ -331,7 +331,7 @@ final class Scenarios {
     }
     if (profile != null) {
       Map<String, Map<String, Integer>> samples =
-          Profile.samplesByLayer(profile.stop(BenchStack.BENCH_JVM), windows);
+          Profile.samplesByLayer(profile.stop(BenchStack.BENCH_JVM, say), windows);
       result.details.put("executionSamplesByLayer", samples);
       Profile.table(samples).forEach(say);
     }

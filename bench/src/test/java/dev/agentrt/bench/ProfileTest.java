@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import jdk.jfr.Recording;
+import jdk.jfr.RecordingState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -66,6 +68,24 @@ class ProfileTest {
         .isEmpty();
     assertThat(Profile.table(Map.of("test", inWindow)))
         .anySatisfy(line -> assertThat(line).startsWith("  100.0 % test: "));
+  }
+
+  @Test
+  void aServiceWhoseRecordingCannotBeStoppedIsLeftOutAndTheOwnRecordingStillClosed(
+      @TempDir Path dir) throws Exception {
+    Process gone = new ProcessBuilder("true").start();
+    gone.waitFor();
+    Recording own = new Recording();
+    own.start();
+    List<String> said = new ArrayList<>();
+
+    Map<String, Path> files =
+        new Profile(Map.of("gone", gone.pid()), dir, own).stop("bench JVM", said::add);
+
+    assertThat(files).containsOnlyKeys("bench JVM");
+    assertThat(files.get("bench JVM")).exists();
+    assertThat(said).singleElement().asString().startsWith("  profile: gone left out: ");
+    assertThat(own.getState()).isEqualTo(RecordingState.CLOSED);
   }
 
   private static long burn(Duration time) {
