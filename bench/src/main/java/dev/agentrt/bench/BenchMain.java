@@ -76,7 +76,13 @@ public final class BenchMain {
       say("warming up");
       scenarios.warmUp();
       ScenarioResult footprint = new ScenarioResult("6-footprint", "6 footprint");
+      MachineSpeed.Calibration footprintSpeed = null;
       if (options.scenarios().contains(6)) {
+        // Measured before the rest it reads, which it would otherwise disturb.
+        footprintSpeed = MachineSpeed.measure();
+        say(
+            "scenario 6 footprint, at rest (the machine's fixed work took %.1f ms of CPU)",
+            footprintSpeed.cpuMillis());
         Batch.sleep(Duration.ofSeconds(3));
         scenarios.footprintAtRest(footprint);
       }
@@ -104,6 +110,7 @@ public final class BenchMain {
         if (results.stream().anyMatch(r -> r.title.equals("4 slow model") && r.skipped == null)) {
           scenarios.footprintUnderLoad(footprint);
         }
+        footprint.row(MACHINE_SPEED_ROW, "ms", List.of(footprintSpeed.cpuMillis()));
         results.add(footprint);
       }
     } catch (RuntimeException e) {
