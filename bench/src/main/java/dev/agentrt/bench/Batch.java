@@ -36,7 +36,7 @@ final class Batch {
 
   final String group;
   final List<Script> scripts;
-  private List<String> chats = List.of();
+  private final List<String> chats;
   long postedAt;
   long postsDoneAt;
   long lastAnsweredAt;
@@ -45,9 +45,10 @@ final class Batch {
   final Map<String, List<ToolCallRun>> toolCallsById = new HashMap<>();
   final Map<String, List<Long>> toolResultsById = new HashMap<>();
 
-  private Batch(String group, List<Script> scripts) {
+  private Batch(String group, List<Script> scripts, List<String> chats) {
     this.group = group;
     this.scripts = scripts;
+    this.chats = chats;
   }
 
   /**
@@ -71,9 +72,8 @@ final class Batch {
    */
   static Batch ended(
       BenchStack stack, ChatDriver driver, String group, List<Script> scripts, Duration timeout) {
-    Batch batch = new Batch(group, scripts);
     List<String> chats = driver.createChats(scripts.size());
-    batch.chats = chats;
+    Batch batch = new Batch(group, scripts, chats);
     stack.model.reset();
     stack.slow.reset();
     batch.postedAt = System.currentTimeMillis();

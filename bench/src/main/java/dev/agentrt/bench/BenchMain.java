@@ -79,10 +79,7 @@ public final class BenchMain {
       MachineSpeed.Calibration footprintSpeed = null;
       if (options.scenarios().contains(6)) {
         // Measured before the rest it reads, which it would otherwise disturb.
-        footprintSpeed = MachineSpeed.measure();
-        say(
-            "scenario 6 footprint, at rest (the machine's fixed work took %.1f ms of CPU)",
-            footprintSpeed.cpuMillis());
+        footprintSpeed = starting("6 footprint, at rest", Proc.loadAverage());
         Batch.sleep(Duration.ofSeconds(3));
         scenarios.footprintAtRest(footprint);
       }
@@ -130,10 +127,7 @@ public final class BenchMain {
       return;
     }
     double loadBefore = Proc.loadAverage();
-    MachineSpeed.Calibration speed = MachineSpeed.measure();
-    say(
-        "scenario %s (load average %.1f; the machine's fixed work took %.1f ms of CPU)",
-        name, loadBefore, speed.cpuMillis());
+    MachineSpeed.Calibration speed = starting(name, loadBefore);
     try {
       ScenarioResult result = scenario.get();
       result.details.put("loadAverage1mBeforeAndAfter", List.of(loadBefore, Proc.loadAverage()));
@@ -145,6 +139,18 @@ public final class BenchMain {
       results.add(failed);
       say("  failed: %s", e.getMessage());
     }
+  }
+
+  /**
+   * Says that a scenario starts, with the load average and how fast the machine is now; the speed
+   * goes into the scenario's last row ({@link #MACHINE_SPEED_ROW}).
+   */
+  private static MachineSpeed.Calibration starting(String name, double loadAverage) {
+    MachineSpeed.Calibration speed = MachineSpeed.measure();
+    say(
+        "scenario %s (load average %.1f; the machine's fixed work took %.1f ms of CPU)",
+        name, loadAverage, speed.cpuMillis());
+    return speed;
   }
 
   private static void printAndWrite(List<ScenarioResult> results, Path out) {
