@@ -28,10 +28,10 @@ import java.util.regex.Pattern;
  * Scenario 9: the local stack as a person runs it, {@code ./run.sh} with its defaults (the offline
  * model, the H2-file MongoDB server, the launcher's fast-start flags) on free ports and a data dir
  * of its own. Run before the benchmark's own stack starts, so nothing else uses the cores: the
- * first start after a build (the launcher's extracted jars and class-data-sharing archives removed,
- * as a build leaves them), resident memory at rest and after {@link #RUNS} research runs, then
- * later starts. Ready is the time {@code ./run.sh} prints ({@code ready in …}), from its JVM's
- * start to every service healthy.
+ * first start after a build (the extracted jars and the start-up caches removed, as a build leaves
+ * them), resident memory at rest and after {@link #RUNS} research runs, then later starts. Ready is
+ * the time {@code ./run.sh} prints ({@code ready in …}), from its JVM's start to every service
+ * healthy.
  */
 final class LocalStackScenario {
 
@@ -49,6 +49,9 @@ final class LocalStackScenario {
   private static final Duration SETTLE = Duration.ofSeconds(10);
 
   private static final String LAUNCHER = "local-stack/target/local-stack.jar";
+
+  /** The launcher's AOT cache, which ./run.sh writes on JDK 25 and later. */
+  private static final String LAUNCHER_CACHE = "local-stack/target/launcher.aot";
 
   private static final List<String> SERVICES = Services.ALL;
 
@@ -152,13 +155,17 @@ final class LocalStackScenario {
     }
   }
 
-  /** As a build leaves the services: no extracted jar, no class-data-sharing archive yet. */
+  /**
+   * As a build leaves the stack: no extracted jar, no launcher's start-up cache yet (the services'
+   * are in the data dir, which the first start makes afresh).
+   */
   private void removeFastStart() {
     for (String service : SERVICES) {
       BenchMain.deleteTree(
           repoRoot.resolve("services").resolve(service).resolve("target/fast-start"));
     }
     BenchMain.deleteTree(repoRoot.resolve(ServiceProcess.ONE_JVM_DIR));
+    BenchMain.deleteTree(repoRoot.resolve(LAUNCHER_CACHE));
   }
 
   /** A {@code ./run.sh} started and ready; closing it stops it as Ctrl-C would. */
@@ -250,17 +257,25 @@ final class LocalStackScenario {
      */
     Map<String, Double> rssMiB() {
       Map<String, Double> rss = new LinkedHashMap<>();
-      rss.put("launcher (Kafka + MongoDB)", Proc.rssMiB(process.pid()));
-      for (ProcessHandle child : process.descendants().toList()) {
-        String command = String.join(" ", child.info().arguments().orElse(new String[0]));
+      List<ProcessHandle> stack = new ArrayList<>(List.of(process.toHandle()));
+      stack.addAll(process.descendants().toList());
+      for (ProcessHandle part : stack) {
+        String command = part.info().commandLine().orElse("");
         String name =
-            command.contains(ServiceProcess.SERVICES_HOST)
-                ? "six services (one JVM)"
-                : SERVICES.stream()
-                    .filter(s -> command.contains("/" + s + ".jsa"))
-                    .findFirst()
-                    .orElse("pid " + child.pid());
-        rss.merge(name, Proc.rssMiB(child.pid()), Double::sum);
+            command.contains(LAUNCHER)
+                ? "launcher (Kafka + MongoDB)"
+                : command.contains(ServiceProcess.SERVICES_HOST)
+                    ? "six services (one JVM)"
+                    : SERVICES.stream()
+                        .filter(s -> command.contains("/" + s + ".jsa"))
+                        .findFirst()
+                        // ./run.sh itself and its output's filters, when it waits for a launcher
+                        // that writes its start-up cache
+                        .orElse(
+                            part.pid() == process.pid() || command.contains("grep")
+                                ? "./run.sh"
+                                : "pid " + part.pid());
+        rss.merge(name, Proc.rssMiB(part.pid()), Double::sum);
       }
       return rss;
     }
@@ -301,12 +316,15 @@ final class LocalStackScenario {
       stop(process);
     }
 
-    /** SIGTERM, as Ctrl-C; whatever is left after a minute is killed. */
+    /**
+     * SIGTERM, as Ctrl-C; whatever is left after two minutes is killed (the first stop after a
+     * build writes the start-up caches: some 45 s).
+     */
     private static void stop(Process process) {
       List<ProcessHandle> started = process.descendants().toList();
       process.destroy();
       try {
-        if (!process.waitFor(1, TimeUnit.MINUTES)) {
+        if (!process.waitFor(2, TimeUnit.MINUTES)) {
           process.destroyForcibly();
         }
       } catch (InterruptedException e) {

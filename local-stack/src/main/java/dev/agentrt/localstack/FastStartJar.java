@@ -3,6 +3,7 @@ package dev.agentrt.localstack;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A service's executable jar, extracted with Spring Boot's {@code jarmode=tools} into {@code
@@ -20,9 +22,13 @@ import java.util.stream.Stream;
  * the JVM neither maps nor rewrites it (JDK 25: "timestamp has changed"), so after the first
  * rebuild every start would go without one. The JVM writes the archive in place when it exits: two
  * processes of one service must not share an archive file (the caller chooses it). Several services
- * to run in one JVM are extracted together, into one directory.
+ * to run in one JVM are extracted together, into one directory, and start from an AOT cache on JDK
+ * 25 and later ({@link #startUpCache}).
  */
 final class FastStartJar {
+
+  /** The JDK's notes on classes it leaves out of a cache, and on a cache it cannot use. */
+  private static final String QUIET_AOT = "-Xlog:aot=off,cds=off";
 
   private FastStartJar() {}
 
@@ -65,6 +71,60 @@ final class FastStartJar {
         "-XX:SharedArchiveFile=" + archive,
         "-XX:+AutoCreateSharedArchive",
         "-Xlog:cds=off,cds+dynamic=off");
+  }
+
+  /**
+   * What a JVM running {@code jars} starts from: on JDK 25 and later an AOT cache ({@code
+   * <name>.aot} in {@code dir}, JEP 483 and 514: classes loaded and linked, and their profiles,
+   * from the run that wrote it), else the class-data archive of {@link #archiveArguments} ({@code
+   * <name>.jsa}). Either is written when the JVM exits if there is none, and one older than a jar
+   * is deleted first.
+   *
+   * <p>The AOT cache takes the JVM some 25 s to write as it exits (the JVM runs a second one that
+   * assembles it) and is written under a name of its own, {@link StartUpCache#keep kept} only once
+   * the JVM has exited by itself: a JVM killed halfway leaves no cache that would be taken for
+   * whole, and the next start writes it again.
+   */
+  static StartUpCache startUpCache(Path dir, String name, List<Path> jars) {
+    if (Runtime.version().feature() < 25) {
+      return new StartUpCache(archiveArguments(dir.resolve(name + ".jsa"), jars), null, null);
+    }
+    Path cache = dir.resolve(name + ".aot");
+    deleteIfOlder(cache, jars);
+    if (Files.exists(cache)) {
+      return new StartUpCache(List.of("-XX:AOTCache=" + cache, QUIET_AOT), null, null);
+    }
+    Path written = dir.resolve(name + ".aot.writing");
+    return new StartUpCache(List.of("-XX:AOTCacheOutput=" + written, QUIET_AOT), written, cache);
+  }
+
+  /**
+   * The arguments of {@link #startUpCache}, and where the JVM writes a new cache as it exits (null
+   * when it maps one, or writes a class-data archive in place).
+   */
+  record StartUpCache(List<String> arguments, @Nullable Path written, @Nullable Path cache) {
+
+    /** Whether the JVM writes a cache as it exits, which takes it a while. */
+    boolean writtenAtExit() {
+      return written != null;
+    }
+
+    /**
+     * Puts the cache the JVM wrote where the next start maps it; call once the JVM has exited by
+     * itself. Does nothing when it wrote none, or it was kept already.
+     */
+    void keep() {
+      if (written == null || cache == null) {
+        return;
+      }
+      try {
+        Files.move(written, cache, StandardCopyOption.ATOMIC_MOVE);
+      } catch (NoSuchFileException keptOrNeverWritten) {
+        // nothing to keep
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot keep the start-up cache " + written, e);
+      }
+    }
   }
 
   private static void deleteIfOlder(Path archive, List<Path> jars) {

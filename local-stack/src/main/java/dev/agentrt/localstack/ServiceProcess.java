@@ -59,6 +59,10 @@ public final class ServiceProcess implements AutoCloseable {
 
   private static final List<String> FAST_START_OPTIONS = fastStartOptions();
   private static final Duration GRACE = Duration.ofSeconds(15);
+
+  /** How long a JVM that writes its start-up cache as it exits is given to stop. */
+  private static final Duration WRITING_GRACE = Duration.ofMinutes(2);
+
   private static final Duration POLL_INTERVAL = Duration.ofMillis(250);
   private static final int TAIL_LINES = 30;
   private static final HttpClient HTTP =
@@ -88,14 +92,21 @@ public final class ServiceProcess implements AutoCloseable {
   private final Path logFile;
   private final @Nullable ProcessBuilder builder;
   private final Process process;
+  private final FastStartJar.@Nullable StartUpCache cache;
 
   private ServiceProcess(
-      String name, int httpPort, Path logFile, @Nullable ProcessBuilder builder, Process process) {
+      String name,
+      int httpPort,
+      Path logFile,
+      @Nullable ProcessBuilder builder,
+      Process process,
+      FastStartJar.@Nullable StartUpCache cache) {
     this.name = name;
     this.httpPort = httpPort;
     this.logFile = logFile;
     this.builder = builder;
     this.process = process;
+    this.cache = cache;
   }
 
   /**
@@ -155,7 +166,8 @@ public final class ServiceProcess implements AutoCloseable {
 
   /**
    * Starts the services in one JVM ({@code dev.agentrt.platform.host.ServicesHost}, the JVM run as
-   * {@link JvmMode#FAST_START}); returns at once, one {@code ServiceProcess} per service, all of
+   * {@link JvmMode#FAST_START}, from the start-up cache in {@code logs}: {@link
+   * FastStartJar#startUpCache}); returns at once, one {@code ServiceProcess} per service, all of
    * them the same process: stopping one stops all. Each logs to {@code <logs>/<name>.log}; what the
    * JVM itself prints goes to {@code <logs>/services.log}.
    *
@@ -172,9 +184,9 @@ public final class ServiceProcess implements AutoCloseable {
             repoRoot.resolve(ONE_JVM_DIR));
     List<String> command = new ArrayList<>(List.of(java.toString()));
     command.addAll(FAST_START_OPTIONS);
-    command.addAll(
-        FastStartJar.archiveArguments(
-            logs.toAbsolutePath().resolve("services.jsa"), applicationJars));
+    FastStartJar.StartUpCache cache =
+        FastStartJar.startUpCache(logs.toAbsolutePath(), "services", applicationJars);
+    command.addAll(cache.arguments());
     command.add("-cp");
     command.add(
         applicationJars.stream()
@@ -214,7 +226,7 @@ public final class ServiceProcess implements AutoCloseable {
         .map(
             name ->
                 new ServiceProcess(
-                    name, ports.get(name), logs.resolve(name + ".log"), null, process))
+                    name, ports.get(name), logs.resolve(name + ".log"), null, process, cache))
         .toList();
   }
 
@@ -245,7 +257,7 @@ public final class ServiceProcess implements AutoCloseable {
   private static ServiceProcess launch(
       String service, int httpPort, Path logFile, ProcessBuilder builder) {
     try {
-      return new ServiceProcess(service, httpPort, logFile, builder, builder.start());
+      return new ServiceProcess(service, httpPort, logFile, builder, builder.start(), null);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + service, e);
     }
@@ -334,12 +346,27 @@ public final class ServiceProcess implements AutoCloseable {
     }
   }
 
-  /** Asks the process to stop (SIGTERM); kills it if it has not exited after 15 s. */
+  /**
+   * Whether the JVM writes its start-up cache as it exits ({@link FastStartJar#startUpCache}), so
+   * that {@link #close} takes a while.
+   */
+  public boolean writesStartUpCache() {
+    return cache != null && cache.writtenAtExit();
+  }
+
+  /**
+   * Asks the process to stop (SIGTERM); kills it if it has not exited after 15 s, or 2 min when it
+   * writes its start-up cache as it exits (kept for the next start only when it exited by itself).
+   */
   @Override
   public void close() {
     process.destroy();
     try {
-      if (process.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+      Duration grace = writesStartUpCache() ? WRITING_GRACE : GRACE;
+      if (process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+        if (cache != null) {
+          cache.keep();
+        }
         return;
       }
     } catch (InterruptedException e) {

@@ -72,7 +72,11 @@ final class StackShutdown {
     if (runningServices.isEmpty() && runningInfrastructure.isEmpty()) {
       return;
     }
-    System.out.println("stopping…");
+    System.out.println(
+        runningServices.stream().anyMatch(ServiceProcess::writesStartUpCache)
+            ? "stopping… (writing a start-up cache for the next start: once after a build, up"
+                + " to a minute)"
+            : "stopping…");
     ServiceProcess.closeAll(runningServices);
     for (AutoCloseable part : runningInfrastructure) {
       try {
