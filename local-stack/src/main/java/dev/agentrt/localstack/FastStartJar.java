@@ -8,22 +8,20 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A service's executable jar, extracted with Spring Boot's {@code jarmode=tools} into {@code
- * target/fast-start/} next to it, and run with a class-data-sharing archive that the JVM writes on
- * the first run and maps on later ones ({@code -XX:+AutoCreateSharedArchive}, JDK 19+). One service
- * alone starts in 1.8 s instead of 3.9 s on this project's machines. A rebuilt jar is extracted
- * again, and an archive older than the jars it was written for is deleted before the JVM starts:
- * the JVM neither maps nor rewrites it (JDK 25: "timestamp has changed"), so after the first
- * rebuild every start would go without one. The JVM writes the archive in place when it exits: two
- * processes of one service must not share an archive file (the caller chooses it). Several services
- * to run in one JVM are extracted together, into one directory, and start from an AOT cache on JDK
- * 25 and later ({@link #startUpCache}).
+ * A service's executable jar, extracted as Spring Boot's {@code jarmode=tools} does ({@link
+ * BootJarExtractor}) into {@code target/fast-start/} next to it, and run with a class-data-sharing
+ * archive that the JVM writes on the first run and maps on later ones ({@code
+ * -XX:+AutoCreateSharedArchive}, JDK 19+). One service alone starts in 1.8 s instead of 3.9 s on
+ * this project's machines. A rebuilt jar is extracted again, and an archive older than the jars it
+ * was written for is deleted before the JVM starts: the JVM neither maps nor rewrites it (JDK 25:
+ * "timestamp has changed"), so after the first rebuild every start would go without one. The JVM
+ * writes the archive in place when it exits: two processes of one service must not share an archive
+ * file (the caller chooses it). Several services to run in one JVM are extracted together, into one
+ * directory, and start from an AOT cache on JDK 25 and later ({@link #startUpCache}).
  */
 final class FastStartJar {
 
@@ -36,9 +34,9 @@ final class FastStartJar {
    * The JVM arguments that run {@code jar} from its extracted copy, extracting it if needed; just
    * {@code -jar jar} when it is not a Spring Boot jar.
    */
-  static List<String> jvmArguments(Path java, Path jar, Path archive) {
+  static List<String> jvmArguments(Path jar, Path archive) {
     Path dir = jar.resolveSibling("fast-start");
-    if (!isFresh(dir, List.of(jar)) && !extract(java, List.of(jar), dir)) {
+    if (!isFresh(dir, List.of(jar)) && !BootJarExtractor.extract(List.of(jar), dir)) {
       return List.of("-jar", jar.toString());
     }
     Path extracted = applicationJar(dir, jar);
@@ -54,8 +52,8 @@ final class FastStartJar {
    *
    * @throws IllegalStateException if a jar is not a Spring Boot jar
    */
-  static List<Path> extractedTogether(Path java, List<Path> jars, Path dir) {
-    if (!isFresh(dir, jars) && !extract(java, jars, dir)) {
+  static List<Path> extractedTogether(List<Path> jars, Path dir) {
+    if (!isFresh(dir, jars) && !BootJarExtractor.extract(jars, dir)) {
       throw new IllegalStateException("cannot extract " + jars + ": not all Spring Boot jars");
     }
     return jars.stream().map(jar -> applicationJar(dir, jar)).toList();
@@ -160,56 +158,6 @@ final class FastStartJar {
       return true;
     } catch (IOException e) {
       return false;
-    }
-  }
-
-  /**
-   * Extracts into a fresh directory, then swaps it in, so a half-done extraction is never used.
-   *
-   * @return false when a jar cannot be extracted (it is not a Spring Boot jar)
-   */
-  private static synchronized boolean extract(Path java, List<Path> jars, Path dir) {
-    Path staging = dir.resolveSibling(dir.getFileName() + ".tmp");
-    try {
-      deleteTree(staging);
-      for (Path jar : jars) {
-        Process extraction =
-            new ProcessBuilder(
-                    java.toString(),
-                    "-Djarmode=tools",
-                    "-jar",
-                    jar.toString(),
-                    "extract",
-                    "--force",
-                    "--destination",
-                    staging.toString())
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start();
-        if (extraction.waitFor() != 0) {
-          deleteTree(staging);
-          return false;
-        }
-      }
-      deleteTree(dir);
-      Files.move(staging, dir, StandardCopyOption.ATOMIC_MOVE);
-      return true;
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot extract " + jars, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while extracting " + jars, e);
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
     }
   }
 }

@@ -144,7 +144,7 @@ public final class ServiceProcess implements AutoCloseable {
       // The archive lives beside the log: one per stack, never written by one JVM while another
       // of the same service maps it (that crashed JVMs: SIGSEGV in LambdaProxyClassDictionary).
       Path archive = logFile.toAbsolutePath().resolveSibling(service + ".jsa");
-      command.addAll(FastStartJar.jvmArguments(java, jar, archive));
+      command.addAll(FastStartJar.jvmArguments(jar, archive));
     } else {
       command.addAll(jvmOptions);
       command.addAll(List.of("-jar", jar.toString()));
@@ -179,7 +179,6 @@ public final class ServiceProcess implements AutoCloseable {
     List<String> names = List.copyOf(ports.keySet());
     List<Path> applicationJars =
         FastStartJar.extractedTogether(
-            java,
             names.stream().map(name -> existingJar(repoRoot, name)).toList(),
             repoRoot.resolve(ONE_JVM_DIR));
     List<String> command = new ArrayList<>(List.of(java.toString()));
