@@ -52,9 +52,16 @@ fi
 # JDK 25+: the launcher's classes (Kafka's and MongoDB's) come from an AOT cache (JEP 483, 514) that
 # its first run after a build writes as it stops: Kafka and MongoDB are up in 2 s instead of 4. The
 # JVM writes it under a name of its own, kept only when the JVM stopped by itself; one older than the
-# launcher's jar is deleted. (The services' JVM has a cache of its own: FastStartJar.)
-CACHE=local-stack/target/launcher.aot
+# launcher's jar is deleted, and so is what another JDK wrote. (The services' JVM has a cache of its
+# own: FastStartJar.)
+JDK_VERSION=$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"$/\1/p' "$JAVA_HOME/release" 2>/dev/null || true)
+CACHE="local-stack/target/launcher-jdk-${JDK_VERSION:-$JAVA_MAJOR}.aot"
 QUIET_AOT=-Xlog:aot=off,cds=off
+for written in local-stack/target/launcher-jdk-*; do
+  if [[ -e "$written" && "$written" != "$CACHE"* ]]; then
+    rm -f "$written"
+  fi
+done
 if [[ -f "$CACHE" && "$CACHE" -ot "$LAUNCHER" ]]; then
   rm -f "$CACHE"
 fi

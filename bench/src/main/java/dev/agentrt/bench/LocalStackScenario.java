@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Scenario 9: the local stack as a person runs it, {@code ./run.sh} with its defaults (the offline
@@ -50,8 +52,8 @@ final class LocalStackScenario {
 
   private static final String LAUNCHER = "local-stack/target/local-stack.jar";
 
-  /** The launcher's AOT cache, which ./run.sh writes on JDK 25 and later. */
-  private static final String LAUNCHER_CACHE = "local-stack/target/launcher.aot";
+  /** How the launcher's AOT caches are named, which ./run.sh writes on JDK 25 and later. */
+  private static final String LAUNCHER_CACHES = "launcher-jdk-";
 
   private static final List<String> SERVICES = Services.ALL;
 
@@ -165,7 +167,13 @@ final class LocalStackScenario {
           repoRoot.resolve("services").resolve(service).resolve("target/fast-start"));
     }
     BenchMain.deleteTree(repoRoot.resolve(ServiceProcess.ONE_JVM_DIR));
-    BenchMain.deleteTree(repoRoot.resolve(LAUNCHER_CACHE));
+    try (Stream<Path> files = Files.list(repoRoot.resolve("local-stack/target"))) {
+      files
+          .filter(file -> file.getFileName().toString().startsWith(LAUNCHER_CACHES))
+          .forEach(BenchMain::deleteTree);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot look for the launcher's start-up cache", e);
+    }
   }
 
   /** A {@code ./run.sh} started and ready; closing it stops it as Ctrl-C would. */

@@ -9,6 +9,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -73,10 +74,10 @@ final class FastStartJar {
 
   /**
    * What a JVM running {@code jars} starts from: on JDK 25 and later an AOT cache ({@code
-   * <name>.aot} in {@code dir}, JEP 483 and 514: classes loaded and linked, and their profiles,
-   * from the run that wrote it), else the class-data archive of {@link #archiveArguments} ({@code
-   * <name>.jsa}). Either is written when the JVM exits if there is none, and one older than a jar
-   * is deleted first.
+   * <name>-jdk-<version>.aot} in {@code dir}, JEP 483 and 514: classes loaded and linked, and their
+   * profiles, from the run that wrote it), else the class-data archive of {@link #archiveArguments}
+   * ({@code <name>.jsa}). Either is written when the JVM exits if there is none; one older than a
+   * jar is deleted first, and so is a cache of another JDK.
    *
    * <p>The AOT cache takes the JVM some 25 s to write as it exits (the JVM runs a second one that
    * assembles it) and is written under a name of its own, {@link StartUpCache#keep kept} only once
@@ -87,12 +88,14 @@ final class FastStartJar {
     if (Runtime.version().feature() < 25) {
       return new StartUpCache(archiveArguments(dir.resolve(name + ".jsa"), jars), null, null);
     }
-    Path cache = dir.resolve(name + ".aot");
+    String prefix = name + "-jdk-";
+    Path cache = dir.resolve(prefix + Runtime.version() + ".aot");
+    deleteOtherJdks(dir, prefix, cache);
     deleteIfOlder(cache, jars);
     if (Files.exists(cache)) {
       return new StartUpCache(List.of("-XX:AOTCache=" + cache, QUIET_AOT), null, null);
     }
-    Path written = dir.resolve(name + ".aot.writing");
+    Path written = dir.resolve(cache.getFileName() + ".writing");
     return new StartUpCache(List.of("-XX:AOTCacheOutput=" + written, QUIET_AOT), written, cache);
   }
 
@@ -122,6 +125,26 @@ final class FastStartJar {
       } catch (IOException e) {
         throw new UncheckedIOException("cannot keep the start-up cache " + written, e);
       }
+    }
+  }
+
+  /**
+   * Deletes what another JDK wrote (its cache, one it was writing): a JVM does not map a cache
+   * another JDK wrote, and would not write its own while one is there.
+   */
+  private static void deleteOtherJdks(Path dir, String prefix, Path cache) {
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path file : files.toList()) {
+        String fileName = file.getFileName().toString();
+        if (fileName.startsWith(prefix) && !fileName.startsWith(cache.getFileName().toString())) {
+          Files.delete(file);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot look for old caches in " + dir, e);
     }
   }
 

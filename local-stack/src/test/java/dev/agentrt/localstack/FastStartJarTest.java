@@ -58,23 +58,25 @@ class FastStartJarTest {
 
     FastStartJar.StartUpCache cache = FastStartJar.startUpCache(dir, "services", List.of(jar));
 
-    Path writing = dir.resolve("services.aot.writing");
+    Path kept = dir.resolve("services-jdk-" + Runtime.version() + ".aot");
+    Path writing = dir.resolve(kept.getFileName() + ".writing");
     assertThat(cache.writtenAtExit()).isTrue();
     assertThat(cache.arguments()).contains("-XX:AOTCacheOutput=" + writing);
     Files.writeString(writing, "written as the JVM exited");
     cache.keep();
     cache.keep(); // each of the services in the JVM keeps it: once is enough
-    assertThat(dir.resolve("services.aot")).hasContent("written as the JVM exited");
+    assertThat(kept).hasContent("written as the JVM exited");
     assertThat(writing).doesNotExist();
   }
 
   @Test
-  void onJdk25AndLaterACacheWrittenAfterItsJarsIsMappedAndOneOlderIsWrittenAgain()
+  void onJdk25AndLaterACacheWrittenAfterItsJarsIsMappedAndOneOlderOrOfAnotherJdkIsDeleted()
       throws IOException {
     assumeTrue(Runtime.version().feature() >= 25, "the AOT cache needs JDK 25 (JEP 514)");
     Path jar = file("service.jar", BUILT);
-    Path fresh = file("fresh.aot", BUILT.toInstant().plusSeconds(30));
-    Path stale = file("stale.aot", BUILT.toInstant().minusSeconds(1));
+    Path fresh = file("fresh-jdk-" + Runtime.version() + ".aot", BUILT.toInstant().plusSeconds(30));
+    Path stale = file("stale-jdk-" + Runtime.version() + ".aot", BUILT.toInstant().minusSeconds(1));
+    Path otherJdk = file("fresh-jdk-24.0.1+9.aot", BUILT.toInstant().plusSeconds(30));
 
     FastStartJar.StartUpCache mapped = FastStartJar.startUpCache(dir, "fresh", List.of(jar));
     FastStartJar.StartUpCache writtenAgain = FastStartJar.startUpCache(dir, "stale", List.of(jar));
@@ -83,6 +85,7 @@ class FastStartJarTest {
     assertThat(mapped.writtenAtExit()).isFalse();
     assertThat(stale).doesNotExist();
     assertThat(writtenAgain.writtenAtExit()).isTrue();
+    assertThat(otherJdk).doesNotExist();
   }
 
   /**
