@@ -277,12 +277,12 @@ final class LocalStackScenario {
                     : SERVICES.stream()
                         .filter(s -> command.contains("/" + s + ".jsa"))
                         .findFirst()
-                        // ./run.sh itself and its output's filters, when it waits for a launcher
-                        // that writes its start-up cache
+                        // ./run.sh itself and its output's filters (no JVM), when it waits for a
+                        // launcher that writes its start-up cache
                         .orElse(
-                            part.pid() == process.pid() || command.contains("grep")
-                                ? "./run.sh"
-                                : "pid " + part.pid());
+                            part.info().command().orElse("").endsWith("/java")
+                                ? "pid " + part.pid()
+                                : "./run.sh");
         rss.merge(name, Proc.rssMiB(part.pid()), Double::sum);
       }
       return rss;
