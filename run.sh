@@ -56,7 +56,9 @@ fi
 # own: FastStartJar.)
 JDK_VERSION=$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"$/\1/p' "$JAVA_HOME/release" 2>/dev/null || true)
 CACHE="local-stack/target/launcher-jdk-${JDK_VERSION:-$JAVA_MAJOR}.aot"
-QUIET_AOT=-Xlog:aot=off,cds=off
+# Quiet: the JDK's notes on classes left out of a cache, on a cache it cannot map and, on every later
+# start, on code stubs saved under other names (three warnings): every tag set with aot or cds.
+QUIET_AOT="-Xlog:aot*=off,cds*=off"
 for written in local-stack/target/launcher-jdk-*; do
   if [[ -e "$written" && "$written" != "$CACHE"* ]]; then
     rm -f "$written"

@@ -26,8 +26,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class FastStartJar {
 
-  /** The JDK's notes on classes it leaves out of a cache, and on a cache it cannot use. */
-  private static final String QUIET_AOT = "-Xlog:aot=off,cds=off";
+  /**
+   * The JDK's notes on classes it leaves out of a cache, on a cache it cannot use and on code stubs
+   * it stored (every tag set with {@code aot} or {@code cds}, not only those tags alone).
+   */
+  private static final String QUIET_AOT = "-Xlog:aot*=off,cds*=off";
 
   private FastStartJar() {}
 
