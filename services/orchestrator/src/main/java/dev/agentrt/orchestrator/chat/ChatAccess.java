@@ -49,6 +49,14 @@ public class ChatAccess {
     return find(chatId).filter(chat -> owns(user, chat));
   }
 
+  /**
+   * What a chat matches when the request's user may write to it ({@link #writable}): a condition
+   * for a write that checks it itself.
+   */
+  Criteria writableCondition() {
+    return ownedBy(user());
+  }
+
   /** The task, if the user may read its chat. */
   Optional<Task> readableTask(String taskId) {
     return task(taskId).filter(task -> readable(task.chatId()).isPresent());

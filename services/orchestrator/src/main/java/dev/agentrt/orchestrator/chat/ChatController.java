@@ -161,14 +161,17 @@ class ChatController {
   @PostMapping("/{chatId}/messages")
   @ResponseStatus(HttpStatus.ACCEPTED)
   Created postMessage(@PathVariable String chatId, @Valid @RequestBody NewMessage body) {
-    found(access.writable(chatId), chatId);
     if (body.content().length() > MAX_CONTENT_LENGTH) {
       throw new ResponseStatusException(
           HttpStatus.CONTENT_TOO_LARGE,
           "content is longer than " + MAX_CONTENT_LENGTH + " characters");
     }
     String model = known(body.model());
-    return new Created(chats.postUserMessage(chatId, body.content(), model).id());
+    return new Created(
+        found(
+                chats.postUserMessage(chatId, access.writableCondition(), body.content(), model),
+                chatId)
+            .id());
   }
 
   @GetMapping("/{chatId}/messages")
@@ -191,7 +194,7 @@ class ChatController {
     return model;
   }
 
-  private static Chat found(Optional<Chat> chat, String chatId) {
+  private static <T> T found(Optional<T> chat, String chatId) {
     return chat.orElseThrow(
         () -> new ResponseStatusException(HttpStatus.NOT_FOUND, "no chat with id " + chatId));
   }

@@ -30,7 +30,9 @@ import org.springframework.web.server.ResponseStatusException;
  * first and never more than the limit. One conditional update both checks and takes a place: it
  * matches only while fewer than the limit fall in the last minute (the list is not full, or its
  * oldest time is a minute old) and pushes the new time, keeping the list sorted and cut to the
- * limit. Only a refused message costs a second round trip, to say when a place frees.
+ * limit. The same write checks that the chat is the person's ({@link #admit(String, Criteria)}).
+ * Only a refused message costs a second round trip: to tell a chat that is not theirs from one that
+ * is full, and to say when a place frees.
  */
 @Component
 public class ChatMessageRate {
@@ -67,31 +69,51 @@ public class ChatMessageRate {
    * Takes a place in the chat's window for one message.
    *
    * @throws TooManyMessagesException when the chat has had its limit in the last minute
+   * @throws ResponseStatusException 404 when there is no such chat
    */
   void admit(String chatId) {
-    Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS); // as precise as MongoDB
-    Query roomLeft =
-        Query.query(
-            Criteria.where("_id")
-                .is(chatId)
-                .orOperator(
-                    Criteria.where(RECENT + "." + (limit - 1)).exists(false),
-                    Criteria.where(RECENT + ".0").lte(now.minus(WINDOW))));
-    Update take = new Update().push(RECENT).sort(Sort.Direction.ASC).slice(-limit).each(now);
-    if (mongo.updateFirst(roomLeft, take, Chat.class).getMatchedCount() == 0) {
-      throw new TooManyMessagesException(chatId, limit, untilAPlaceFrees(chatId, now));
+    if (!admit(chatId, new Criteria())) {
+      throw new ResponseStatusException(HttpStatus.NOT_FOUND, "no chat with id " + chatId);
     }
   }
 
-  /** Whole seconds, at least 1, until the oldest message counted leaves the window. */
-  private long untilAPlaceFrees(String chatId, Instant now) {
-    Query chat = Query.query(Criteria.where("_id").is(chatId));
+  /**
+   * Takes a place in the chat's window for one message if the chat also matches {@code writable}
+   * (whose it must be: {@link ChatAccess#writableCondition}): one write checks both, so that a
+   * message costs no read of its chat first.
+   *
+   * @return false, taking nothing, when no chat with this id matches {@code writable}
+   * @throws TooManyMessagesException when the chat matches but has had its limit in the last minute
+   */
+  boolean admit(String chatId, Criteria writable) {
+    Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS); // as precise as MongoDB
+    Query roomLeft =
+        Query.query(
+            new Criteria()
+                .andOperator(
+                    Criteria.where("_id").is(chatId),
+                    writable,
+                    new Criteria()
+                        .orOperator(
+                            Criteria.where(RECENT + "." + (limit - 1)).exists(false),
+                            Criteria.where(RECENT + ".0").lte(now.minus(WINDOW)))));
+    Update take = new Update().push(RECENT).sort(Sort.Direction.ASC).slice(-limit).each(now);
+    if (mongo.updateFirst(roomLeft, take, Chat.class).getMatchedCount() == 1) {
+      return true;
+    }
+    Query chat =
+        Query.query(new Criteria().andOperator(Criteria.where("_id").is(chatId), writable));
     chat.fields().include(RECENT);
     Document found = mongo.findOne(chat, Document.class, Collections.CHATS);
     if (found == null) {
-      throw new ResponseStatusException(HttpStatus.NOT_FOUND, "no chat with id " + chatId);
+      return false;
     }
-    List<Date> recent = found.getList(RECENT, Date.class, List.of());
+    throw new TooManyMessagesException(chatId, limit, untilAPlaceFrees(found, now));
+  }
+
+  /** Whole seconds, at least 1, until the oldest message counted in the chat leaves the window. */
+  private long untilAPlaceFrees(Document chat, Instant now) {
+    List<Date> recent = chat.getList(RECENT, Date.class, List.of());
     if (recent.isEmpty()) {
       return 1;
     }

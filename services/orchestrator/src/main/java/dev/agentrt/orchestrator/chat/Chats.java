@@ -76,6 +76,24 @@ public class Chats {
    */
   public ChatMessage postUserMessage(String chatId, String content, @Nullable String model) {
     rate.admit(chatId);
+    return store(chatId, content, model);
+  }
+
+  /**
+   * {@link #postUserMessage}, to a chat that matches {@code writable} ({@link
+   * ChatAccess#writableCondition}), checked by the write that takes the message's place in the
+   * chat's window: no read of the chat first.
+   *
+   * @return empty, storing nothing, when no chat with this id matches {@code writable}
+   */
+  Optional<ChatMessage> postUserMessage(
+      String chatId, Criteria writable, String content, @Nullable String model) {
+    return rate.admit(chatId, writable)
+        ? Optional.of(store(chatId, content, model))
+        : Optional.empty();
+  }
+
+  private ChatMessage store(String chatId, String content, @Nullable String model) {
     String id = Ids.fresh();
     Instant now = clock.instant();
     OutboxEntry added =

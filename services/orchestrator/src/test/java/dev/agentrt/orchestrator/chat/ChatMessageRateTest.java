@@ -21,6 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.server.ResponseStatusException;
@@ -137,6 +138,34 @@ class ChatMessageRateTest {
         .isInstanceOfSatisfying(
             ResponseStatusException.class,
             e -> assertThat(e.getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND));
+  }
+
+  @Test
+  void theWriteThatTakesAPlaceAlsoChecksWhoseTheChatIs() {
+    mongo.insert(new Chat("alices", "t", T0, "alice"));
+    ChatMessageRate rate = new ChatMessageRate(mongo, 3, clock);
+    Criteria alice = Criteria.where("owner").is("alice");
+    Criteria bob = Criteria.where("owner").is("bob");
+
+    assertThat(rate.admit("alices", bob)).as("not bob's").isFalse();
+    assertThat(rate.admit("no-such-chat", alice)).isFalse();
+    assertThat(recent("alices")).as("nothing taken").isEmpty();
+    for (int i = 0; i < 3; i++) {
+      assertThat(rate.admit("alices", alice)).isTrue();
+    }
+    assertThat(recent("alices")).hasSize(3);
+
+    assertThat(rate.admit("alices", bob))
+        .as("a full chat that is not bob's is not found, as an empty one")
+        .isFalse();
+    assertThatThrownBy(() -> rate.admit("alices", alice))
+        .isInstanceOf(TooManyMessagesException.class);
+  }
+
+  private static List<java.util.Date> recent(String chatId) {
+    Document chat =
+        mongo.getCollection(Collections.CHATS).find(new Document("_id", chatId)).first();
+    return chat.getList(ChatMessageRate.RECENT, java.util.Date.class, List.of());
   }
 
   @Test
