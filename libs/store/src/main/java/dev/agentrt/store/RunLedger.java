@@ -121,10 +121,7 @@ public class RunLedger {
       String type,
       Map<String, Object> data,
       Map<String, Long> counts) {
-    append(
-        subAgent.chatId(),
-        List.of(new Step(key, type, subAgent.taskId(), subAgent.id(), subAgent.agent(), data)),
-        counts);
+    append(subAgent.chatId(), List.of(Step.of(subAgent, key, type, data)), counts);
   }
 
   /**
@@ -193,7 +190,13 @@ public class RunLedger {
       @Nullable String taskId,
       @Nullable String subAgentId,
       @Nullable String agent,
-      Map<String, Object> data) {}
+      Map<String, Object> data) {
+
+    /** A step of a sub-agent's run. */
+    public static Step of(SubAgent subAgent, String key, String type, Map<String, Object> data) {
+      return new Step(key, type, subAgent.taskId(), subAgent.id(), subAgent.agent(), data);
+    }
+  }
 
   /**
    * Records steps of one chat that happened one after the other, in that order, each unless its key

@@ -26,6 +26,7 @@ import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -642,8 +643,20 @@ class AgentLoop {
       }
       SubAgentMessage answer = stored.get().answer();
       List<String> problems = schemaProblems(agent, answer);
-      recordStepEnd(subAgent, step, turn, modelName, reply, stored.get(), latencyMs, problems);
-      if (withinBudget(subAgent, conversation, run, stored.get())) {
+      long used = tokensUsed(conversation, stored.get());
+      recordStepEnd(
+          subAgent,
+          step,
+          turn,
+          modelName,
+          reply,
+          stored.get(),
+          latencyMs,
+          problems,
+          used,
+          run,
+          conversation);
+      if (withinBudget(subAgent, conversation, run, answer, used)) {
         settle(subAgent, agent, conversation, answer, problems);
         if (TurnOutcome.of(answer) instanceof TurnOutcome.ToolCalls) {
           known.keep(subAgent, conversation, answer); // for the wakes of their results
@@ -658,34 +671,34 @@ class AgentLoop {
   }
 
   /**
-   * Counts the stored turn against the run's token budget: a {@code budget_warning} once the run
-   * has used {@code warnAt} of it; when it is used up, a run that would go on (tool calls, a
-   * question) fails with {@code budget_exceeded} instead. A final answer is kept: the work is done.
-   * The run is the tree's: the root task's and all its descendants' turns since the root's run
-   * started, as the write that counted the turn returned it ({@link Task#RUN_TOKENS}); a child's
-   * limit is its root's, since both come from the same settings and chat. The conversation's own
-   * count stands in when that write counted nothing (the answer was stored before).
+   * The run's tokens so far, this turn's included. The run is the tree's: the root task's and all
+   * its descendants' turns since the root's run started, as the write that counted the turn
+   * returned it ({@link Task#RUN_TOKENS}); a child's limit is its root's, since both come from the
+   * same settings and chat. The conversation's own count stands in when that write counted nothing
+   * (the answer was stored before).
+   */
+  private static long tokensUsed(
+      ConversationState conversation, OutcomeRecorder.StoredAnswer stored) {
+    SubAgentMessage answer = stored.answer();
+    return Math.max(
+        stored.runTokens(),
+        conversation.tokensThisRun()
+            + (answer.usage() == null
+                ? 0
+                : answer.usage().promptTokens() + answer.usage().completionTokens()));
+  }
+
+  /**
+   * Whether the run may go on with the stored turn, {@code used} tokens into its budget: when the
+   * budget is used up, a run that would go on (tool calls, a question) fails with {@code
+   * budget_exceeded} instead. A final answer is kept: the work is done.
    */
   private boolean withinBudget(
       SubAgent subAgent,
       ConversationState conversation,
       RunLimits.Effective run,
-      OutcomeRecorder.StoredAnswer stored) {
-    SubAgentMessage answer = stored.answer();
-    long used =
-        Math.max(
-            stored.runTokens(),
-            conversation.tokensThisRun()
-                + (answer.usage() == null
-                    ? 0
-                    : answer.usage().promptTokens() + answer.usage().completionTokens()));
-    if (used >= run.warnTokens()) {
-      ledger.append(
-          subAgent,
-          "budget_warning/" + subAgent.id() + "/" + conversation.runStartSeq(),
-          RunEvent.BUDGET_WARNING,
-          RunLedger.data("limit", "tokens", "used", used, "max", run.maxTokens()));
-    }
+      SubAgentMessage answer,
+      long used) {
     if (used >= run.maxTokens() && !(TurnOutcome.of(answer) instanceof TurnOutcome.FinalAnswer)) {
       recorder.dropCalls(answer, TaskFailed.BUDGET_EXCEEDED);
       recorder.fail(
@@ -703,7 +716,12 @@ class AgentLoop {
   /**
    * Records the end of the step whose answer is stored, and adds the answer's tokens to the chat's
    * usage in the same write of the chat when it inserted the answer; {@code validationOk} only for
-   * a final answer checked against the agent's output schema.
+   * a final answer checked against the agent's output schema. With it, in the same append (one take
+   * of positions, one insert): a {@code budget_warning} once the run has used {@code warnAt} of its
+   * tokens, and, for a final answer the run keeps (no schema it breaks), the run's end. The run's
+   * end must be in the ledger before the task's write takes the event that ends it (the relay may
+   * publish it whenever this process is slow), so that the answer the event leads to comes after
+   * it; recorded again on a redelivery, it is kept once.
    */
   private void recordStepEnd(
       SubAgent subAgent,
@@ -713,7 +731,10 @@ class AgentLoop {
       ModelReply reply,
       OutcomeRecorder.StoredAnswer stored,
       long latencyMs,
-      @Nullable List<String> schemaProblems) {
+      @Nullable List<String> schemaProblems,
+      long used,
+      RunLimits.Effective run,
+      ConversationState conversation) {
     SubAgentMessage answer = stored.answer();
     Map<String, Object> data =
         new LinkedHashMap<>(
@@ -739,7 +760,32 @@ class AgentLoop {
     if (schemaProblems != null) {
       data.put("validationOk", schemaProblems.isEmpty());
     }
-    ledger.append(subAgent, "step_end/" + answer.id(), RunEvent.STEP_END, data, stored.chatUsage());
+    List<RunLedger.Step> steps = new ArrayList<>(3);
+    steps.add(RunLedger.Step.of(subAgent, "step_end/" + answer.id(), RunEvent.STEP_END, data));
+    if (used >= run.warnTokens()) {
+      steps.add(
+          RunLedger.Step.of(
+              subAgent,
+              "budget_warning/" + subAgent.id() + "/" + conversation.runStartSeq(),
+              RunEvent.BUDGET_WARNING,
+              RunLedger.data("limit", "tokens", "used", used, "max", run.maxTokens())));
+    }
+    if ((schemaProblems == null || schemaProblems.isEmpty())
+        && TurnOutcome.of(answer) instanceof TurnOutcome.FinalAnswer finalAnswer) {
+      steps.add(
+          RunLedger.Step.of(
+              subAgent,
+              "run_end/" + answer.id(),
+              RunEvent.RUN_END,
+              RunLedger.data(
+                  "status",
+                  "completed",
+                  "reason",
+                  null,
+                  "result",
+                  RunLedger.excerpt(finalAnswer.answer()))));
+    }
+    ledger.append(subAgent.chatId(), steps, stored.chatUsage());
   }
 
   /**

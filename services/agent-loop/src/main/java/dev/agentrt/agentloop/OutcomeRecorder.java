@@ -327,19 +327,7 @@ class OutcomeRecorder {
                     subAgent.taskId(),
                     subAgent.chatId(),
                     subAgent.id(),
-                    finalAnswer.answer())),
-            () ->
-                ledger.append(
-                    subAgent,
-                    "run_end/" + answer.id(),
-                    RunEvent.RUN_END,
-                    RunLedger.data(
-                        "status",
-                        "completed",
-                        "reason",
-                        null,
-                        "result",
-                        RunLedger.excerpt(finalAnswer.answer()))));
+                    finalAnswer.answer())));
       }
     }
   }
@@ -544,18 +532,21 @@ class OutcomeRecorder {
                 subAgent.id(),
                 failure.reason(),
                 failure.error())),
-        () -> {
-          ledger.append(
-              subAgent,
-              "error/" + failure.messageId(),
-              RunEvent.ERROR,
-              RunLedger.data("reason", failure.reason(), "message", failure.error()));
-          ledger.append(
-              subAgent,
-              "run_end/" + failure.messageId(),
-              RunEvent.RUN_END,
-              RunLedger.data("status", "failed", "reason", failure.reason(), "result", null));
-        });
+        () ->
+            ledger.append(
+                subAgent.chatId(),
+                List.of(
+                    RunLedger.Step.of(
+                        subAgent,
+                        "error/" + failure.messageId(),
+                        RunEvent.ERROR,
+                        RunLedger.data("reason", failure.reason(), "message", failure.error())),
+                    RunLedger.Step.of(
+                        subAgent,
+                        "run_end/" + failure.messageId(),
+                        RunEvent.RUN_END,
+                        RunLedger.data(
+                            "status", "failed", "reason", failure.reason(), "result", null)))));
     mongo.updateFirst(
         Query.query(Criteria.where("_id").is(subAgent.id())),
         new Update().unset(SubAgent.UNFINISHED_FAILURE),
@@ -687,16 +678,21 @@ class OutcomeRecorder {
    */
   private void moveTask(
       SubAgent subAgent, TaskStatus from, TaskStatus to, Update changes, Event event) {
-    moveTask(subAgent, from, to, changes, List.of(event), () -> {});
+    moveTask(subAgent, from, to, changes, List.of(event));
   }
 
+  /**
+   * {@link #moveTask(SubAgent, TaskStatus, TaskStatus, Update, Event)} with several events. A run
+   * that ends with its final answer has its {@code run_end} recorded before, by the turn, with its
+   * last step (see {@link #moveTask(SubAgent, TaskStatus, TaskStatus, Update, List, Runnable)}).
+   */
   private void moveTask(
       SubAgent subAgent, TaskStatus from, TaskStatus to, Update changes, List<Event> events) {
     moveTask(subAgent, from, to, changes, events, () -> {});
   }
 
   /**
-   * {@link #moveTask(SubAgent, TaskStatus, TaskStatus, Update, Event)}, recording the run's end in
+   * {@link #moveTask(SubAgent, TaskStatus, TaskStatus, Update, List)}, recording the run's end in
    * the ledger first: once the write puts the event in the task's outbox, the relay may publish it
    * (after its grace, however long this process takes), so only a {@code run_end} recorded before
    * the write is sure to come before what the event leads to (the finalizer's answer, its ledger

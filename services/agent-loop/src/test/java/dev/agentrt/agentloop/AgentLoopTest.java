@@ -355,6 +355,36 @@ class AgentLoopTest {
     assertThat(atTheTaskWrite).contains(RunEvent.STEP_END, RunEvent.RUN_END);
   }
 
+  /**
+   * A final answer's {@code step_end} and the run's {@code run_end} are one append: one take of
+   * positions in the chat's ledger (the turn's {@code step_start} is the other), consecutive.
+   */
+  @Test
+  void aFinalAnswersStepEndAndTheRunsEndTakeTheirPositionsTogether() {
+    model.replies("Kafka is a distributed log.");
+    COMMANDS.clear();
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    List<RunEvent> events = ledger.after(subAgent.chatId(), 0, 100);
+    assertThat(events)
+        .extracting(RunEvent::type)
+        .containsSubsequence(RunEvent.STEP_START, RunEvent.STEP_END, RunEvent.RUN_END);
+    RunEvent stepEnd =
+        events.stream().filter(e -> e.type().equals(RunEvent.STEP_END)).findFirst().orElseThrow();
+    RunEvent runEnd =
+        events.stream().filter(e -> e.type().equals(RunEvent.RUN_END)).findFirst().orElseThrow();
+    assertThat(runEnd.seq()).isEqualTo(stepEnd.seq() + 1);
+    assertThat(
+            COMMANDS.from(t -> true).stream()
+                .filter(c -> c.endsWith(" " + Collections.CHATS))
+                .filter(c -> !c.startsWith("find "))
+                .toList())
+        .as("the turn's takes of positions: its start, then its end with the run's")
+        .hasSize(2);
+  }
+
   @Test
   void theToolCallsOfATurnPastItsLimitAreNotRunAndTheModelReadsWhy() {
     ModelToolCall[] five = new ModelToolCall[5];
