@@ -297,6 +297,7 @@ public final class Plans {
                     null,
                     plan.routing(),
                     null, // the chat's limits: not read here
+                    true,
                     now,
                     codec))
             .document();

@@ -25,6 +25,8 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  *     before routing was recorded
  * @param failureReason when it failed, why: the stable code its {@code TaskFailed} carried ({@code
  *     model_error}, {@code step_limit_exceeded}, …); else null
+ * @param planNode whether a plan started it, as one of its nodes (the plan names the task); null
+ *     for tasks stored before tasks said so, whose plan, if any, is looked up
  */
 @Document(Collections.TASKS)
 public record Task(
@@ -46,7 +48,8 @@ public record Task(
     @Nullable Instant startedAt,
     @Nullable Instant endedAt,
     @Nullable Routing routing,
-    @Nullable String failureReason) {
+    @Nullable String failureReason,
+    @Nullable Boolean planNode) {
 
   public static final String TYPE_AGENT = "agent";
 
@@ -89,6 +92,26 @@ public record Task(
       @Nullable ChatLimits chatLimits,
       Instant now,
       EventCodec codec) {
+    return created(
+        id, chatId, agent, instruction, model, delegation, routing, chatLimits, false, now, codec);
+  }
+
+  /**
+   * {@link #created(String, String, String, String, String, Delegation, Routing, ChatLimits,
+   * Instant, EventCodec)}, a plan's node when {@code planNode} (see {@link #planNode()}).
+   */
+  public static Task created(
+      String id,
+      String chatId,
+      String agent,
+      String instruction,
+      @Nullable String model,
+      @Nullable Delegation delegation,
+      @Nullable Routing routing,
+      @Nullable ChatLimits chatLimits,
+      boolean planNode,
+      Instant now,
+      EventCodec codec) {
     TaskCreated event =
         new TaskCreated(
             TaskEventIds.created(id),
@@ -119,7 +142,9 @@ public record Task(
         delegation,
         null,
         null,
-        routing);
+        routing,
+        null,
+        planNode);
   }
 
   /**
@@ -129,6 +154,49 @@ public record Task(
    *     agents.yml): the decision's confidence was too low, or the task re-routes a failed one
    */
   public record Routing(double confidence, String reason, boolean fallback) {}
+
+  public Task(
+      String id,
+      String chatId,
+      String type,
+      String agent,
+      String instruction,
+      @Nullable String model,
+      TaskStatus status,
+      @Nullable String subAgentId,
+      @Nullable String result,
+      @Nullable String error,
+      @Nullable Usage usage,
+      Instant createdAt,
+      Instant updatedAt,
+      List<OutboxEntry> outbox,
+      @Nullable Delegation delegation,
+      @Nullable Instant startedAt,
+      @Nullable Instant endedAt,
+      @Nullable Routing routing,
+      @Nullable String failureReason) {
+    this(
+        id,
+        chatId,
+        type,
+        agent,
+        instruction,
+        model,
+        status,
+        subAgentId,
+        result,
+        error,
+        usage,
+        createdAt,
+        updatedAt,
+        outbox,
+        delegation,
+        startedAt,
+        endedAt,
+        routing,
+        failureReason,
+        null);
+  }
 
   public Task(
       String id,

@@ -26,6 +26,9 @@ class TaskTest {
     assertThat(task.model()).isEqualTo("m-1");
     assertThat(task.routing()).isEqualTo(routing);
     assertThat(task.delegation()).isNull();
+    assertThat(task.planNode())
+        .as("says it is no plan's node (Plans' tasks say they are)")
+        .isFalse();
     assertThat(task.createdAt()).isEqualTo(NOW).isEqualTo(task.updatedAt());
     assertThat(task.outbox())
         .singleElement()

@@ -39,7 +39,7 @@ class AnswerConfiguration {
         answers,
         (outcome, task) ->
             delegations.deliver(outcome, task)
-                || plans.advance(outcome)
+                || plans.advance(outcome, task)
                 || reroutes.reroute(outcome),
         answer -> publish(answer, outbox),
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("final-answer-", 0).factory()),

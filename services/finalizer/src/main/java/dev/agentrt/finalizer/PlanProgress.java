@@ -8,12 +8,14 @@ import dev.agentrt.store.Leases;
 import dev.agentrt.store.Plan;
 import dev.agentrt.store.PlanStatus;
 import dev.agentrt.store.Plans;
+import dev.agentrt.store.Task;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
 import org.bson.Document;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -75,11 +77,16 @@ class PlanProgress implements LeasedWork {
   }
 
   /**
-   * Moves on the plan whose node the task is, if it is one.
+   * Moves on the plan whose node the task is, if it is one: the plan that names it, looked up
+   * unless the task, as the caller read it, says it is no plan's node ({@link Task#planNode()}).
    *
+   * @param task the outcome's task; null when it is not stored
    * @return whether the task is a plan's node (its outcome is then no answer for the chat)
    */
-  boolean advance(TaskOutcome outcome) {
+  boolean advance(TaskOutcome outcome, @Nullable Task task) {
+    if (task != null && Boolean.FALSE.equals(task.planNode())) {
+      return false;
+    }
     return plans
         .ofTask(outcome.taskId())
         .map(

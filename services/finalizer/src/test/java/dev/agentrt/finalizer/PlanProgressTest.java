@@ -201,7 +201,7 @@ class PlanProgressTest {
           threads.submit(
               () -> {
                 together.await();
-                return finalizer.advance(outcome(plan, "r1", "Kafka."));
+                return finalizer.advance(outcome(plan, "r1", "Kafka."), task(plan, "r1"));
               }));
     }
     for (Future<Boolean> f : advanced) {
@@ -274,8 +274,30 @@ class PlanProgressTest {
   @Test
   void aTaskThatIsNoPlansNodeIsLeftToTheChat() {
     assertThat(
-            progress.advance(new TaskOutcome.Succeeded("event-1", "some-task", CHAT, "A result.")))
+            progress.advance(
+                new TaskOutcome.Succeeded("event-1", "some-task", CHAT, "A result."), null))
         .isFalse();
+  }
+
+  @Test
+  void aPlansNodeTaskSaysSoAndATaskThatSaysItIsNoneHasNoPlanLookedUp() {
+    Plan plan = start(node("r1", "Research Kafka"), writer("r1"));
+    assertThat(task(plan, "r1").planNode()).isTrue();
+    end(plan, "r1", TaskStatus.success, "Kafka.", null);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(Plans.taskId(plan.id(), "r1"))),
+        new Update().set("planNode", false),
+        Task.class);
+
+    assertThat(progress.advance(outcome(plan, "r1", "Kafka."), task(plan, "r1")))
+        .as("taken at its word: no plan looked up")
+        .isFalse();
+    assertThat(mongo.findById(Plans.taskId(plan.id(), "w"), Task.class)).isNull();
+
+    assertThat(progress.advance(outcome(plan, "r1", "Kafka."), null))
+        .as("not read: the plan is looked up")
+        .isTrue();
+    assertThat(mongo.findById(Plans.taskId(plan.id(), "w"), Task.class)).isNotNull();
   }
 
   // --- plans and their tasks ---
@@ -310,13 +332,19 @@ class PlanProgressTest {
   /** The node's task succeeded (as agent-loop records it) and its event reached the finalizer. */
   private void succeed(Plan plan, String node, String result) {
     end(plan, node, TaskStatus.success, result, null);
-    progress.advance(outcome(plan, node, result));
+    progress.advance(outcome(plan, node, result), task(plan, node));
+  }
+
+  /** The node's task as the finalizer reads it before it moves the plan on. */
+  private static Task task(Plan plan, String node) {
+    return mongo.findById(Plans.taskId(plan.id(), node), Task.class);
   }
 
   private void fail(Plan plan, String node, String error) {
     end(plan, node, TaskStatus.failed, null, error);
     progress.advance(
-        new TaskOutcome.Failed("failed-" + node, Plans.taskId(plan.id(), node), CHAT, error));
+        new TaskOutcome.Failed("failed-" + node, Plans.taskId(plan.id(), node), CHAT, error),
+        task(plan, node));
   }
 
   private static TaskOutcome outcome(Plan plan, String node, String result) {
