@@ -19,6 +19,9 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  *     leads to; absent otherwise
  * @param toolCallId on the notifier's approval request, the call that awaits the decision (answered
  *     with {@code POST /api/chats/{id}/feedback}); absent otherwise
+ * @param chat on the person's message, its chat's model and limits as the write that admitted it
+ *     read them, which its decision uses rather than reading the chat; absent on messages stored
+ *     before messages carried them
  */
 @Document(Collections.CHAT_MESSAGES)
 public record ChatMessage(
@@ -32,7 +35,8 @@ public record ChatMessage(
     Instant createdAt,
     List<OutboxEntry> outbox,
     @Nullable Boolean awaitingDecision,
-    @Nullable String toolCallId) {
+    @Nullable String toolCallId,
+    @Nullable ChatSettings chat) {
 
   public static final String USER = "user";
   public static final String ASSISTANT = "assistant";
@@ -42,6 +46,39 @@ public record ChatMessage(
 
   @PersistenceCreator
   public ChatMessage {}
+
+  /**
+   * A chat's settings for the runs a message starts: its model (null: the agents' or the default)
+   * and its limits ({@link ChatLimits#NONE} for none).
+   */
+  public record ChatSettings(@Nullable String model, ChatLimits limits) {}
+
+  public ChatMessage(
+      String id,
+      String chatId,
+      String role,
+      String content,
+      @Nullable String taskId,
+      @Nullable String model,
+      @Nullable TurnUsage usage,
+      Instant createdAt,
+      List<OutboxEntry> outbox,
+      @Nullable Boolean awaitingDecision,
+      @Nullable String toolCallId) {
+    this(
+        id,
+        chatId,
+        role,
+        content,
+        taskId,
+        model,
+        usage,
+        createdAt,
+        outbox,
+        awaitingDecision,
+        toolCallId,
+        null);
+  }
 
   public ChatMessage(
       String id,
@@ -71,15 +108,20 @@ public record ChatMessage(
         id, chatId, ASSISTANT, content, taskId, null, null, createdAt, outbox, null, toolCallId);
   }
 
-  /** The person's message, awaiting the orchestrator's decision. */
+  /**
+   * The person's message, awaiting the orchestrator's decision, with its chat's settings as read
+   * when it was admitted (null: not read).
+   */
   public static ChatMessage fromPerson(
       String id,
       String chatId,
       String content,
       @Nullable String model,
+      @Nullable ChatSettings chat,
       Instant createdAt,
       List<OutboxEntry> outbox) {
-    return new ChatMessage(id, chatId, USER, content, null, model, null, createdAt, outbox, true);
+    return new ChatMessage(
+        id, chatId, USER, content, null, model, null, createdAt, outbox, true, null, chat);
   }
 
   /** A message that awaits no decision: the assistant's. */

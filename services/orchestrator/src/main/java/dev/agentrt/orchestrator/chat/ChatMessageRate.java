@@ -1,6 +1,7 @@
 package dev.agentrt.orchestrator.chat;
 
-import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatLimits;
+import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import java.time.Clock;
 import java.time.Duration;
@@ -8,6 +9,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Date;
 import java.util.List;
+import java.util.Optional;
 import org.bson.Document;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -41,6 +43,9 @@ public class ChatMessageRate {
   static final Duration WINDOW = Duration.ofMinutes(1);
   static final String PROPERTY = "agentrt.orchestrator.max-messages-per-chat-per-minute";
 
+  private static final String MODEL = "model";
+  private static final String LIMITS = "limits";
+
   private final MongoTemplate mongo;
   private final int limit;
   private final Clock clock;
@@ -68,24 +73,26 @@ public class ChatMessageRate {
   /**
    * Takes a place in the chat's window for one message.
    *
+   * @return the chat's settings, as the write that took the place read them
    * @throws TooManyMessagesException when the chat has had its limit in the last minute
    * @throws ResponseStatusException 404 when there is no such chat
    */
-  void admit(String chatId) {
-    if (!admit(chatId, new Criteria())) {
-      throw new ResponseStatusException(HttpStatus.NOT_FOUND, "no chat with id " + chatId);
-    }
+  ChatMessage.ChatSettings admit(String chatId) {
+    return admit(chatId, new Criteria())
+        .orElseThrow(
+            () -> new ResponseStatusException(HttpStatus.NOT_FOUND, "no chat with id " + chatId));
   }
 
   /**
    * Takes a place in the chat's window for one message if the chat also matches {@code writable}
-   * (whose it must be: {@link ChatAccess#writableCondition}): one write checks both, so that a
-   * message costs no read of its chat first.
+   * (whose it must be: {@link ChatAccess#writableCondition}): one write checks both and reads the
+   * chat's settings, so that a message costs no read of its chat, here or at its decision.
    *
-   * @return false, taking nothing, when no chat with this id matches {@code writable}
+   * @return the chat's settings; empty, taking nothing, when no chat with this id matches {@code
+   *     writable}
    * @throws TooManyMessagesException when the chat matches but has had its limit in the last minute
    */
-  boolean admit(String chatId, Criteria writable) {
+  Optional<ChatMessage.ChatSettings> admit(String chatId, Criteria writable) {
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS); // as precise as MongoDB
     Query roomLeft =
         Query.query(
@@ -97,16 +104,24 @@ public class ChatMessageRate {
                         .orOperator(
                             Criteria.where(RECENT + "." + (limit - 1)).exists(false),
                             Criteria.where(RECENT + ".0").lte(now.minus(WINDOW)))));
+    roomLeft.fields().include(MODEL, LIMITS);
     Update take = new Update().push(RECENT).sort(Sort.Direction.ASC).slice(-limit).each(now);
-    if (mongo.updateFirst(roomLeft, take, Chat.class).getMatchedCount() == 1) {
-      return true;
+    Document admitted = mongo.findAndModify(roomLeft, take, Document.class, Collections.CHATS);
+    if (admitted != null) {
+      Document limits = admitted.get(LIMITS, Document.class);
+      return Optional.of(
+          new ChatMessage.ChatSettings(
+              admitted.getString(MODEL),
+              limits == null
+                  ? ChatLimits.NONE
+                  : mongo.getConverter().read(ChatLimits.class, limits)));
     }
     Query chat =
         Query.query(new Criteria().andOperator(Criteria.where("_id").is(chatId), writable));
     chat.fields().include(RECENT);
     Document found = mongo.findOne(chat, Document.class, Collections.CHATS);
     if (found == null) {
-      return false;
+      return Optional.empty();
     }
     throw new TooManyMessagesException(chatId, limit, untilAPlaceFrees(found, now));
   }

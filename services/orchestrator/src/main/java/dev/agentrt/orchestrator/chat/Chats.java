@@ -75,8 +75,7 @@ public class Chats {
    *     minute; nothing is stored then
    */
   public ChatMessage postUserMessage(String chatId, String content, @Nullable String model) {
-    rate.admit(chatId);
-    return store(chatId, content, model);
+    return store(chatId, content, model, rate.admit(chatId));
   }
 
   /**
@@ -88,18 +87,18 @@ public class Chats {
    */
   Optional<ChatMessage> postUserMessage(
       String chatId, Criteria writable, String content, @Nullable String model) {
-    return rate.admit(chatId, writable)
-        ? Optional.of(store(chatId, content, model))
-        : Optional.empty();
+    return rate.admit(chatId, writable).map(chat -> store(chatId, content, model, chat));
   }
 
-  private ChatMessage store(String chatId, String content, @Nullable String model) {
+  private ChatMessage store(
+      String chatId, String content, @Nullable String model, ChatMessage.ChatSettings chat) {
     String id = Ids.fresh();
     Instant now = clock.instant();
     OutboxEntry added =
         OutboxEntry.of(
             new ChatMessageAdded(Ids.fresh(), now, chatId, id, ChatMessage.USER, null), codec);
-    ChatMessage message = ChatMessage.fromPerson(id, chatId, content, model, now, List.of(added));
+    ChatMessage message =
+        ChatMessage.fromPerson(id, chatId, content, model, chat, now, List.of(added));
     writes.insert(message);
     ledger.message(message);
     outbox.publishOrLeaveToRelay(Collections.CHAT_MESSAGES, id, message.outbox());

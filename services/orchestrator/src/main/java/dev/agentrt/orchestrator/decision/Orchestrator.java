@@ -170,12 +170,18 @@ class Orchestrator {
    *
    * @param model the model chosen for the message, else the one chosen for its chat; null for the
    *     default. It makes the decision and goes on the task the decision starts.
-   * @param chatLimits the chat's limits when the chat was read for the model ({@link
-   *     ChatLimits#NONE}: it has none), which the task's event carries; null when it was not read
+   * @param chatLimits the chat's limits as the message carries them (read as it was admitted) or as
+   *     the chat was read for the model ({@link ChatLimits#NONE}: it has none), which the task's
+   *     event carries; null when they were not read
    */
   private record Chosen(@Nullable String model, @Nullable ChatLimits chatLimits) {}
 
   private Chosen chosenFor(ChatMessage message) {
+    if (message.chat() != null) { // read as the message was admitted
+      return new Chosen(
+          message.model() != null ? message.model() : message.chat().model(),
+          message.chat().limits());
+    }
     if (message.model() != null) {
       return new Chosen(message.model(), null);
     }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentrt.orchestrator.testing.SettableClock;
 import dev.agentrt.store.Chat;
+import dev.agentrt.store.ChatLimits;
+import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
 import dev.agentrt.testing.InMemoryMongo;
 import java.time.Duration;
@@ -147,19 +149,33 @@ class ChatMessageRateTest {
     Criteria alice = Criteria.where("owner").is("alice");
     Criteria bob = Criteria.where("owner").is("bob");
 
-    assertThat(rate.admit("alices", bob)).as("not bob's").isFalse();
-    assertThat(rate.admit("no-such-chat", alice)).isFalse();
+    assertThat(rate.admit("alices", bob)).as("not bob's").isEmpty();
+    assertThat(rate.admit("no-such-chat", alice)).isEmpty();
     assertThat(recent("alices")).as("nothing taken").isEmpty();
     for (int i = 0; i < 3; i++) {
-      assertThat(rate.admit("alices", alice)).isTrue();
+      assertThat(rate.admit("alices", alice)).isPresent();
     }
     assertThat(recent("alices")).hasSize(3);
 
     assertThat(rate.admit("alices", bob))
         .as("a full chat that is not bob's is not found, as an empty one")
-        .isFalse();
+        .isEmpty();
     assertThatThrownBy(() -> rate.admit("alices", alice))
         .isInstanceOf(TooManyMessagesException.class);
+  }
+
+  /** The write that admits a message reads its chat's model and limits, for its decision. */
+  @Test
+  void admittingAMessageReadsItsChatsSettings() {
+    mongo.insert(
+        new Chat("limited", "t", "fast", T0, null, new ChatLimits(4, null, 60L), null, null));
+    ChatMessageRate rate = new ChatMessageRate(mongo, 3, clock);
+
+    assertThat(rate.admit("limited"))
+        .isEqualTo(new ChatMessage.ChatSettings("fast", new ChatLimits(4, null, 60L)));
+    assertThat(rate.admit("chat-1"))
+        .as("a chat without a model or limits")
+        .isEqualTo(new ChatMessage.ChatSettings(null, ChatLimits.NONE));
   }
 
   private static List<java.util.Date> recent(String chatId) {

@@ -177,6 +177,7 @@ class ChatDecisionsTest {
                 "chat",
                 "Hello",
                 null,
+                null,
                 Instant.now().truncatedTo(ChronoUnit.MILLIS),
                 List.of()));
     ChatDecisions withGrace =

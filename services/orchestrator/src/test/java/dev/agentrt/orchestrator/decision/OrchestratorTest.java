@@ -894,6 +894,38 @@ class OrchestratorTest {
             new TaskCreated.Limits(4, null, 60L), new TaskCreated.Limits(null, null, null));
   }
 
+  /**
+   * A message carries its chat's settings as the write that admitted it read them: its decision
+   * reads no chat, and the task's event carries the limits.
+   */
+  @Test
+  void aMessageThatCarriesItsChatsSettingsIsDecidedWithoutReadingTheChat() {
+    stored.chat(CHAT, "stored-model");
+    ChatMessage research =
+        mongo.insert(
+            ChatMessage.fromPerson(
+                Ids.fresh(),
+                CHAT,
+                "Research Kafka",
+                null,
+                new ChatMessage.ChatSettings("chat-model", new ChatLimits(4, null, 60L)),
+                Instant.now(),
+                List.of()));
+    model.replies(RESEARCH_KAFKA);
+    COMMANDS.clear();
+
+    orchestrator.handle(research, false);
+
+    assertThat(model.requests().getFirst().model()).isEqualTo("chat-model");
+    Task task = mongo.findAll(Task.class).getFirst();
+    assertThat(task.model()).isEqualTo("chat-model");
+    assertThat(events(task.outbox()))
+        .singleElement()
+        .extracting(event -> ((TaskCreated) event).chatLimits())
+        .isEqualTo(new TaskCreated.Limits(4, null, 60L));
+    assertThat(COMMANDS.from(thread -> true)).doesNotContain("find " + Collections.CHATS);
+  }
+
   @Test
   void theDecisionsTokensRepairIncludedCountOnTheChatOnceHoweverOftenTheMessageComes() {
     stored.chat(CHAT, "chat-model");

@@ -65,7 +65,7 @@ public final class Stored {
   /** The person's message, with the model they chose for it. */
   public ChatMessage userMessage(String chatId, String content, @Nullable String model) {
     return mongo.insert(
-        ChatMessage.fromPerson(Ids.fresh(), chatId, content, model, tick(), List.of()));
+        ChatMessage.fromPerson(Ids.fresh(), chatId, content, model, null, tick(), List.of()));
   }
 
   /** A chat, with the model chosen for it. */
