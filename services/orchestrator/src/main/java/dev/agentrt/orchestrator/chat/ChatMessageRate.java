@@ -29,10 +29,11 @@ import org.springframework.web.server.ResponseStatusException;
  * orchestrator copy and costs no memory here.
  *
  * <p>The chat document keeps the times of its last accepted messages in {@value #RECENT}, oldest
- * first and never more than the limit. One conditional update both checks and takes a place: it
- * matches only while fewer than the limit fall in the last minute (the list is not full, or its
- * oldest time is a minute old) and pushes the new time, keeping the list sorted and cut to the
- * limit. The same write checks that the chat is the person's ({@link #admit(String, Criteria)}).
+ * first and never more than the limit. One conditional write ({@code findAndModify}) both checks
+ * and takes a place: it matches only while fewer than the limit fall in the last minute (the list
+ * is not full, or its oldest time is a minute old) and pushes the new time, keeping the list sorted
+ * and cut to the limit. The same write checks that the chat is the person's ({@link #admit(String,
+ * Criteria)}) and returns the chat's model and limits, which the message carries to its decision.
  * Only a refused message costs a second round trip: to tell a chat that is not theirs from one that
  * is full, and to say when a place frees.
  */
