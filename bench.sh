@@ -12,7 +12,7 @@ JAVA="$JAVA_HOME/bin/java"
 # 4 000 runs, and scenario 4 another 3 000; with 2 GiB the full run's scenario 4 spent its time in
 # full collections.
 JVM_OPTS=(-Xmx6g)
-if (("$("$JAVA" -version 2>&1 | sed -nE '1s/.*version "([0-9]+).*/\1/p')" >= 23)); then
+if (($(scripts/java-major "$JAVA") >= 23)); then
   # Kafka's jars still use sun.misc.Unsafe; keep JDK 24+ from warning about it.
   JVM_OPTS+=(--sun-misc-unsafe-memory-access=allow)
   export MAVEN_OPTS="${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}"
