@@ -63,8 +63,7 @@ public record ChatMessage(
       @Nullable TurnUsage usage,
       Instant createdAt,
       List<OutboxEntry> outbox,
-      @Nullable Boolean awaitingDecision,
-      @Nullable String toolCallId) {
+      @Nullable Boolean awaitingDecision) {
     this(
         id,
         chatId,
@@ -76,23 +75,8 @@ public record ChatMessage(
         createdAt,
         outbox,
         awaitingDecision,
-        toolCallId,
+        null,
         null);
-  }
-
-  public ChatMessage(
-      String id,
-      String chatId,
-      String role,
-      String content,
-      @Nullable String taskId,
-      @Nullable String model,
-      @Nullable TurnUsage usage,
-      Instant createdAt,
-      List<OutboxEntry> outbox,
-      @Nullable Boolean awaitingDecision) {
-    this(
-        id, chatId, role, content, taskId, model, usage, createdAt, outbox, awaitingDecision, null);
   }
 
   /** The assistant's request that the person approve or reject a tool call of a task. */
@@ -105,7 +89,18 @@ public record ChatMessage(
       Instant createdAt,
       List<OutboxEntry> outbox) {
     return new ChatMessage(
-        id, chatId, ASSISTANT, content, taskId, null, null, createdAt, outbox, null, toolCallId);
+        id,
+        chatId,
+        ASSISTANT,
+        content,
+        taskId,
+        null,
+        null,
+        createdAt,
+        outbox,
+        null,
+        toolCallId,
+        null);
   }
 
   /**
