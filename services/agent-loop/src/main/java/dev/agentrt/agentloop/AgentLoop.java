@@ -644,18 +644,17 @@ class AgentLoop {
       SubAgentMessage answer = stored.get().answer();
       List<String> problems = schemaProblems(agent, answer);
       long used = tokensUsed(conversation, stored.get());
-      recordStepEnd(
-          subAgent,
-          step,
-          turn,
-          modelName,
-          reply,
-          stored.get(),
-          latencyMs,
-          problems,
-          used,
-          run,
-          conversation);
+      // The step's end, a budget warning when due and a kept final answer's run end: one append
+      // (one take of positions, one insert), which adds the answer's tokens to the chat's usage.
+      List<RunLedger.Step> recorded = new ArrayList<>(3);
+      recorded.add(stepEnd(subAgent, step, turn, modelName, reply, answer, latencyMs, problems));
+      if (used >= run.warnTokens()) {
+        recorded.add(budgetWarning(subAgent, conversation, run, used));
+      }
+      if (problems == null || problems.isEmpty()) {
+        runEnd(subAgent, answer).ifPresent(recorded::add);
+      }
+      ledger.append(subAgent.chatId(), recorded, stored.get().chatUsage());
       if (withinBudget(subAgent, conversation, run, answer, used)) {
         settle(subAgent, agent, conversation, answer, problems);
         if (TurnOutcome.of(answer) instanceof TurnOutcome.ToolCalls) {
@@ -714,28 +713,18 @@ class AgentLoop {
   }
 
   /**
-   * Records the end of the step whose answer is stored, and adds the answer's tokens to the chat's
-   * usage in the same write of the chat when it inserted the answer; {@code validationOk} only for
-   * a final answer checked against the agent's output schema. With it, in the same append (one take
-   * of positions, one insert): a {@code budget_warning} once the run has used {@code warnAt} of its
-   * tokens, and, for a final answer the run keeps (no schema it breaks), the run's end. The run's
-   * end must be in the ledger before the task's write takes the event that ends it (the relay may
-   * publish it whenever this process is slow), so that the answer the event leads to comes after
-   * it; recorded again on a redelivery, it is kept once.
+   * The end of the step whose answer is stored; {@code validationOk} only for a final answer
+   * checked against the agent's output schema.
    */
-  private void recordStepEnd(
+  private static RunLedger.Step stepEnd(
       SubAgent subAgent,
       int step,
       int turn,
       @Nullable String modelName,
       ModelReply reply,
-      OutcomeRecorder.StoredAnswer stored,
+      SubAgentMessage answer,
       long latencyMs,
-      @Nullable List<String> schemaProblems,
-      long used,
-      RunLimits.Effective run,
-      ConversationState conversation) {
-    SubAgentMessage answer = stored.answer();
+      @Nullable List<String> schemaProblems) {
     Map<String, Object> data =
         new LinkedHashMap<>(
             RunLedger.data(
@@ -760,32 +749,40 @@ class AgentLoop {
     if (schemaProblems != null) {
       data.put("validationOk", schemaProblems.isEmpty());
     }
-    List<RunLedger.Step> steps = new ArrayList<>(3);
-    steps.add(RunLedger.Step.of(subAgent, "step_end/" + answer.id(), RunEvent.STEP_END, data));
-    if (used >= run.warnTokens()) {
-      steps.add(
-          RunLedger.Step.of(
-              subAgent,
-              "budget_warning/" + subAgent.id() + "/" + conversation.runStartSeq(),
-              RunEvent.BUDGET_WARNING,
-              RunLedger.data("limit", "tokens", "used", used, "max", run.maxTokens())));
-    }
-    if ((schemaProblems == null || schemaProblems.isEmpty())
-        && TurnOutcome.of(answer) instanceof TurnOutcome.FinalAnswer finalAnswer) {
-      steps.add(
-          RunLedger.Step.of(
-              subAgent,
-              "run_end/" + answer.id(),
-              RunEvent.RUN_END,
-              RunLedger.data(
-                  "status",
-                  "completed",
-                  "reason",
-                  null,
-                  "result",
-                  RunLedger.excerpt(finalAnswer.answer()))));
-    }
-    ledger.append(subAgent.chatId(), steps, stored.chatUsage());
+    return RunLedger.Step.of(subAgent, "step_end/" + answer.id(), RunEvent.STEP_END, data);
+  }
+
+  /** The run has used {@code warnAt} of its tokens: one warning per run. */
+  private static RunLedger.Step budgetWarning(
+      SubAgent subAgent, ConversationState conversation, RunLimits.Effective run, long used) {
+    return RunLedger.Step.of(
+        subAgent,
+        "budget_warning/" + subAgent.id() + "/" + conversation.runStartSeq(),
+        RunEvent.BUDGET_WARNING,
+        RunLedger.data("limit", "tokens", "used", used, "max", run.maxTokens()));
+  }
+
+  /**
+   * The run's end, when the answer is final (and the run keeps it). It must be in the ledger before
+   * the task's write takes the event that ends it (the relay may publish it whenever this process
+   * is slow), so that the answer the event leads to comes after it; recorded again on a redelivery,
+   * it is kept once.
+   */
+  private static Optional<RunLedger.Step> runEnd(SubAgent subAgent, SubAgentMessage answer) {
+    return TurnOutcome.of(answer) instanceof TurnOutcome.FinalAnswer finalAnswer
+        ? Optional.of(
+            RunLedger.Step.of(
+                subAgent,
+                "run_end/" + answer.id(),
+                RunEvent.RUN_END,
+                RunLedger.data(
+                    "status",
+                    "completed",
+                    "reason",
+                    null,
+                    "result",
+                    RunLedger.excerpt(finalAnswer.answer()))))
+        : Optional.empty();
   }
 
   /**
