@@ -11,9 +11,6 @@ public final class Collections {
   public static final String SUB_AGENT_TOOL_CALLS = "sub_agent_tool_calls";
   public static final String RUN_EVENTS = "run_events";
 
-  /** Ledger positions taken whose event was not stored (a duplicate step, a failed insert). */
-  public static final String RUN_EVENT_SKIPS = "run_event_skips";
-
   /** Finished tasks' outcomes whose answer the finalizer has yet to write in the chat. */
   public static final String PENDING_ANSWERS = "pending_answers";
 

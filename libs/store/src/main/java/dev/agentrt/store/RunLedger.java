@@ -1,23 +1,29 @@
 package dev.agentrt.store;
 
-import com.mongodb.client.model.InsertManyOptions;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Projections;
+import com.mongodb.client.model.Sorts;
+import com.mongodb.client.model.Updates;
 import dev.agentrt.platform.BulkWrites;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.bson.Document;
+import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -26,14 +32,18 @@ import org.springframework.data.mongodb.core.query.Query;
 /**
  * The chat's run-event ledger: what a person can watch, each step once, numbered per chat.
  *
- * <p>An append takes the chat's next positions with an {@code $inc} on the chat document (the takes
- * of many appends, of any chats, in one bulk write: {@link LedgerPositions}) and inserts the event
- * under the chat id and the step's key; the inserts go out with the other writes made at the same
- * time in this process, one command for many ({@link BulkWrites}), and each append returns once its
- * own is written. Recording the same step again (a redelivered event, a turn taken again after a
- * crash) hits the key and stores nothing; the position it took is recorded as skipped ({@link
- * #skipped}), so positions rise but may skip, and a reader waiting for a position learns that it
- * will not fill. Readers follow the ledger in position order (see the orchestrator's event stream).
+ * <p>An append inserts its events under the chat id and each step's key, at the positions after the
+ * chat's last event; a unique index on the chat and the position makes the insert itself the claim
+ * of a position, so no counter is written. Where the last event is, an appending process mostly
+ * knows without asking: from its own last append in the chat, or from the {@link #POSITION_HEADER}
+ * of the event that brought it the work ({@link #learn}), which the process that wrote the events
+ * before published it with ({@link #positionHeader}). Knowing none, it reads the chat's last event;
+ * finding its position taken (another writer came between), it reads it again and goes after it.
+ * The inserts of many appends, of any chats, go out as one ordered command ({@link LedgerInserts}).
+ * An event is only ever written right after one that is there, so a chat's positions run 1, 2, 3 …
+ * without gaps. Recording the same step again (a redelivered event, a turn taken again after a
+ * crash) hits its key and stores nothing. Readers follow the ledger in position order (see the
+ * orchestrator's event stream).
  *
  * <p>Every {@code run_start} is stamped with the {@link ConfigVersion} of the process that records
  * it ({@code configVersion}), when it has one.
@@ -48,14 +58,35 @@ public class RunLedger {
   /** Longest text an event carries (arguments, results, answers); longer text is cut here. */
   public static final int EXCERPT = 2000;
 
-  static final String SEQ_FIELD = "eventSeq";
+  /**
+   * The header of a Kafka record that says the newest position its publisher knew of in the ledger
+   * of the chat the event is about ({@link #positionHeader}, {@link #learn(String, Object)}).
+   */
+  public static final String POSITION_HEADER = "agentrt_ledger_position";
 
-  /** The most positions {@link #skipped} asks about. */
-  static final int SKIPS_ASKED = 500;
+  /** How many times an append goes after the chat's last event when its positions were taken. */
+  static final int ATTEMPTS = 32;
+
+  /** How many chats' newest positions a process keeps; then it forgets them all and reads again. */
+  static final int KNOWN_CHATS = 10_000;
+
+  /**
+   * How long a position known here is trusted: the next append in a chat mostly comes within
+   * milliseconds (the next step), and one much later would likely find its position taken by the
+   * chat's other writers meanwhile, a failed insert and a read where a read alone does.
+   */
+  static final Duration TRUSTED = Duration.ofSeconds(5);
+
+  /** A position known in a chat's ledger, and when it was learned ({@link System#nanoTime}). */
+  private record Known(long position, long learnedAt) {}
 
   private final MongoTemplate mongo;
   private final BulkWrites writes;
-  private final LedgerPositions positions;
+  private final LedgerInserts inserts;
+
+  /** The newest position this process knows of in each chat's ledger ({@link #learn}). */
+  private final ConcurrentHashMap<String, Known> known = new ConcurrentHashMap<>();
+
   private final Clock clock;
   private final MeterRegistry meters;
   private final @Nullable ConfigVersion config;
@@ -78,7 +109,8 @@ public class RunLedger {
   }
 
   /**
-   * {@link #RunLedger(MongoTemplate, MeterRegistry, ConfigVersion)} inserting with {@code writes}.
+   * {@link #RunLedger(MongoTemplate, MeterRegistry, ConfigVersion)} adding counts to chats with
+   * {@code writes}.
    */
   public RunLedger(
       MongoTemplate mongo,
@@ -100,7 +132,7 @@ public class RunLedger {
       @Nullable ConfigVersion config) {
     this.mongo = mongo;
     this.writes = writes;
-    this.positions = new LedgerPositions(mongo);
+    this.inserts = new LedgerInserts(mongo);
     this.clock = clock;
     this.meters = meters;
     this.config = config;
@@ -112,8 +144,8 @@ public class RunLedger {
   }
 
   /**
-   * Records a step of a sub-agent's run, and adds {@code counts} to the chat's counters in the
-   * write that takes its position ({@link #append(String, List, Map)}).
+   * Records a step of a sub-agent's run, and adds {@code counts} to the chat's counters ({@link
+   * #append(String, List, Map)}).
    */
   public void append(
       SubAgent subAgent,
@@ -133,8 +165,8 @@ public class RunLedger {
   }
 
   /**
-   * {@link #message(ChatMessage)}, adding {@code counts} to the chat's counters in the write that
-   * takes its position ({@link #append(String, List, Map)}).
+   * {@link #message(ChatMessage)}, adding {@code counts} to the chat's counters ({@link
+   * #append(String, List, Map)}).
    */
   public void message(ChatMessage message, Map<String, Long> counts) {
     Map<String, Object> data =
@@ -200,10 +232,9 @@ public class RunLedger {
 
   /**
    * Records steps of one chat that happened one after the other, in that order, each unless its key
-   * is in the ledger already: their positions are taken with one {@code $inc}, and they are
-   * inserted in the same command. Each is stamped with the moment its position was taken, as a
-   * single step is: a reader that finds a position missing before an event judges by that event's
-   * time how long the position has been taken (see the orchestrator's event stream).
+   * is in the ledger already: at consecutive positions after the chat's last event, inserted in one
+   * command with the appends of other callers meanwhile ({@link LedgerInserts}). Each is stamped
+   * with the moment it is written.
    */
   public void append(String chatId, List<Step> steps) {
     append(chatId, steps, Map.of());
@@ -211,114 +242,167 @@ public class RunLedger {
 
   /**
    * {@link #append(String, List)}, adding {@code counts} ({@code path → amount}, e.g. the usage of
-   * the turn the steps record: {@link UsageCounter#counts}) to the chat's counters in the write
-   * that takes the steps' positions, rather than in a write of their own to the same document. They
-   * are added once, whether the steps are recorded or were before; not at all for an unknown chat
-   * or a write that failed, which is logged; perhaps when the write's answer was lost.
+   * the turn the steps record: {@link UsageCounter#counts}) to the chat's counters in a write that
+   * goes out with this process's other writes meanwhile ({@link BulkWrites}). They are added once,
+   * whether the steps are recorded or were before; not at all for an unknown chat or a write that
+   * failed, which is logged; perhaps when the write's answer was lost.
    */
   public void append(String chatId, List<Step> steps, Map<String, Long> counts) {
+    CompletableFuture<Void> counted =
+        counts.isEmpty()
+            ? null
+            : writes.queue(Filters.eq("_id", chatId), inc(counts), Collections.CHATS);
     try {
-      OptionalLong taken = positions.take(chatId, steps.size(), counts);
-      if (taken.isEmpty()) {
-        log.warn("run events {} of unknown chat {} not recorded", keys(steps), chatId);
-        return;
+      record(chatId, steps);
+    } catch (RuntimeException e) {
+      log.warn("run events {} of chat {} not recorded: {}", keys(steps), chatId, e.toString());
+    }
+    if (counted != null) {
+      try {
+        BulkWrites.await(counted);
+      } catch (RuntimeException e) {
+        log.warn("counts {} of chat {} not added, perhaps: {}", counts, chatId, e.toString());
       }
-      long first = taken.getAsLong();
+    }
+  }
+
+  /**
+   * Writes the steps after the newest position this process knows of in the chat (its own last
+   * append there, or one it {@link #learn learned} of); knowing none, after the chat's last event
+   * as read. When a position turns out taken (another writer's step came between), the chat's last
+   * event is read and the steps not written yet go after it; a step recorded before is left out.
+   * Since an event is only ever written right after one that is there, positions have no gaps.
+   */
+  private void record(String chatId, List<Step> steps) {
+    List<Step> left = steps;
+    Long last = trusted(chatId);
+    long after = last != null ? last : lastPosition(chatId);
+    for (int attempt = 1; !left.isEmpty(); attempt++) {
       Instant now = clock.instant();
-      List<RunEvent> events = new ArrayList<>(steps.size());
-      for (int i = 0; i < steps.size(); i++) {
-        Step step = steps.get(i);
-        events.add(
+      List<Document> events = new ArrayList<>(left.size());
+      for (int i = 0; i < left.size(); i++) {
+        events.add(document(chatId, after + 1 + i, now, left.get(i)));
+      }
+      LedgerInserts.Landed landed = BulkWrites.await(inserts.queue(events));
+      int written = Math.min(landed.written(), left.size());
+      for (Step step : left.subList(0, written)) {
+        if (RunEvent.RUN_END.equals(step.type())) {
+          countEnded(step.agent(), step.data());
+        }
+      }
+      after += written;
+      switch (landed.stop()) {
+        case NONE -> left = List.of();
+        case RECORDED_BEFORE -> left = left.subList(written + 1, left.size());
+        case POSITION_TAKEN -> {
+          if (attempt == ATTEMPTS) {
+            known.remove(chatId);
+            throw new IllegalStateException(
+                "the positions tried were taken by other writers " + ATTEMPTS + " times");
+          }
+          left = left.subList(written, left.size());
+          after = lastPosition(chatId);
+        }
+        case FAILED -> {
+          known.remove(chatId);
+          // Not tried again: the write may still have been made (a timeout, a lost answer).
+          throw Objects.requireNonNull(landed.failure());
+        }
+      }
+    }
+    learn(chatId, after);
+  }
+
+  /**
+   * Takes note that the chat's ledger holds an event at {@code position} (a fact: another process
+   * wrote it, and passed it on in the {@link #POSITION_HEADER} of an event it published after), so
+   * that this process's next append there goes after it without reading the chat's last event.
+   */
+  public void learn(String chatId, long position) {
+    if (position < 1) {
+      return;
+    }
+    if (known.size() >= KNOWN_CHATS && !known.containsKey(chatId)) {
+      known.clear(); // what is forgotten is read again when needed
+    }
+    long now = System.nanoTime();
+    known.merge(
+        chatId,
+        new Known(position, now),
+        (was, learned) -> was.position() >= position ? new Known(was.position(), now) : learned);
+  }
+
+  /** The newest position known here in the chat's ledger, if it was learned recently enough. */
+  private @Nullable Long trusted(String chatId) {
+    Known last = known.get(chatId);
+    return last != null && System.nanoTime() - last.learnedAt() < TRUSTED.toNanos()
+        ? last.position()
+        : null;
+  }
+
+  /**
+   * {@link #learn(String, long)} from a received record's {@link #POSITION_HEADER} (bytes or text);
+   * nothing for a missing or unreadable value.
+   */
+  public void learn(String chatId, @Nullable Object header) {
+    String text =
+        header instanceof byte[] bytes
+            ? new String(bytes, StandardCharsets.UTF_8)
+            : header instanceof String string ? string : null;
+    if (text == null) {
+      return;
+    }
+    try {
+      learn(chatId, Long.parseLong(text));
+    } catch (NumberFormatException e) {
+      log.debug("unreadable {} header {}", POSITION_HEADER, text);
+    }
+  }
+
+  /**
+   * The header that passes the newest position this process knows of in the chat's ledger on to the
+   * consumer of an event it publishes ({@link #learn}); no header when it knows none.
+   */
+  public Map<String, String> positionHeader(String chatId) {
+    Long last = trusted(chatId);
+    return last == null ? Map.of() : Map.of(POSITION_HEADER, Long.toString(last));
+  }
+
+  /** The position of the chat's last event, 0 when it has none. */
+  private long lastPosition(String chatId) {
+    Document last =
+        mongo
+            .getCollection(Collections.RUN_EVENTS)
+            .find(Filters.eq("chatId", chatId))
+            .sort(Sorts.descending("seq"))
+            .projection(Projections.include("seq"))
+            .limit(1)
+            .first();
+    return last == null ? 0 : ((Number) last.get("seq")).longValue();
+  }
+
+  private Document document(String chatId, long seq, Instant at, Step step) {
+    Document document = new Document();
+    mongo
+        .getConverter()
+        .write(
             new RunEvent(
                 chatId + "/" + step.key(),
                 chatId,
-                first + i,
+                seq,
                 step.type(),
-                now,
+                at,
                 step.taskId(),
                 step.subAgentId(),
                 step.agent(),
-                stamped(step)));
-      }
-      List<CompletableFuture<Void>> inserts = writes.queueInserts(events);
-      List<Long> unused = new ArrayList<>();
-      for (int i = 0; i < steps.size(); i++) {
-        Step step = steps.get(i);
-        try {
-          BulkWrites.await(inserts.get(i));
-          if (RunEvent.RUN_END.equals(step.type())) {
-            countEnded(step.agent(), step.data());
-          }
-        } catch (DuplicateKeyException recordedBefore) {
-          unused.add(first + i); // the same step, recorded again: the ledger has it once
-        } catch (RuntimeException e) {
-          // Not marked skipped: the write may still have been made (a timeout, a lost answer).
-          log.warn("run event {} of chat {} not recorded: {}", step.key(), chatId, e.toString());
-        }
-      }
-      skip(chatId, unused);
-    } catch (RuntimeException e) {
-      log.warn(
-          "run events {} of chat {} not recorded{}: {}",
-          keys(steps),
-          chatId,
-          counts.isEmpty() ? "" : ", nor perhaps its counts " + counts,
-          e.toString());
-    }
+                stamped(step)),
+            document);
+    return document;
   }
 
-  /**
-   * Records positions taken whose events were not stored because the step was recorded before, so
-   * that readers waiting for them move on at once. A position whose insert failed otherwise is not
-   * recorded: its event may still have been written, and a reader waits out its grace for it.
-   */
-  private void skip(String chatId, List<Long> positions) {
-    if (positions.isEmpty()) {
-      return;
-    }
-    List<Document> skips =
-        positions.stream()
-            .map(
-                seq ->
-                    new Document("_id", skipId(chatId, seq))
-                        .append("chatId", chatId)
-                        .append("seq", seq))
-            .toList();
-    try {
-      mongo
-          .getCollection(Collections.RUN_EVENT_SKIPS)
-          .insertMany(skips, new InsertManyOptions().ordered(false));
-    } catch (RuntimeException e) {
-      log.warn(
-          "unused positions {} of chat {} not marked; readers wait for them until their grace: {}",
-          positions,
-          chatId,
-          e.toString());
-    }
-  }
-
-  private static String skipId(String chatId, long seq) {
-    return chatId + "/" + seq;
-  }
-
-  /**
-   * Whether every position from {@code from} to {@code to} (both included) was taken and will never
-   * hold an event: each is recorded as skipped. Asks about at most {@link #SKIPS_ASKED} positions;
-   * a longer stretch is answered false.
-   */
-  public boolean skipped(String chatId, long from, long to) {
-    long count = to - from + 1;
-    if (count < 1 || count > SKIPS_ASKED) {
-      return false;
-    }
-    List<String> ids = new ArrayList<>((int) count);
-    for (long seq = from; seq <= to; seq++) {
-      ids.add(skipId(chatId, seq));
-    }
-    return mongo
-            .getCollection(Collections.RUN_EVENT_SKIPS)
-            .countDocuments(new Document("_id", new Document("$in", ids)))
-        == count;
+  private static Bson inc(Map<String, Long> counts) {
+    return Updates.combine(
+        counts.entrySet().stream().map(c -> Updates.inc(c.getKey(), c.getValue())).toList());
   }
 
   /** The steps' keys, for a log line. */

@@ -2,20 +2,31 @@ package dev.agentrt.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.bson.BsonString;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -131,21 +142,114 @@ class RunLedgerTest {
   }
 
   @Test
-  void theSameStepRecordedTwiceIsOneEventAndItsSecondPositionIsSkipped() {
+  void theSameStepRecordedAgainIsOneEventAndTakesNoPosition() {
     Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
 
     ledger.append(chat.id(), "step/1", RunEvent.STEP_END, null, null, null, RunLedger.data());
     ledger.append(chat.id(), "step/1", RunEvent.STEP_END, null, null, null, RunLedger.data());
-    ledger.append(chat.id(), "step/2", RunEvent.STEP_END, null, null, null, RunLedger.data());
+    ledger.append(chat.id(), List.of(step("step/2"), step("step/1"), step("step/3")));
+
+    assertThat(ledger.after(chat.id(), 0, 100))
+        .extracting(RunEvent::id, RunEvent::seq)
+        .containsExactly(
+            tuple(chat.id() + "/step/1", 1L),
+            tuple(chat.id() + "/step/2", 2L),
+            tuple(chat.id() + "/step/3", 3L));
+  }
+
+  /**
+   * Two processes take turns in one chat, as agent-loop and tool-runner do, each knowing only its
+   * own last position: each finds its next one taken and goes after the other's event.
+   */
+  @Test
+  void appendsOfTwoProcessesTakingTurnsLeaveNoGapAndKeepTheirOrder() {
+    RunLedger other = new RunLedger(mongo);
+    Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
+
+    for (int i = 0; i < 3; i++) {
+      ledger.append(chat.id(), List.of(step("a" + i), step("b" + i)));
+      other.append(chat.id(), List.of(step("c" + i)));
+    }
 
     assertThat(ledger.after(chat.id(), 0, 100))
         .extracting(RunEvent::id)
-        .containsExactly(chat.id() + "/step/1", chat.id() + "/step/2");
-    assertThat(ledger.after(chat.id(), 0, 100)).extracting(RunEvent::seq).containsExactly(1L, 3L);
-    assertThat(ledger.skipped(chat.id(), 2, 2)).as("the duplicate's position").isTrue();
-    assertThat(ledger.skipped(chat.id(), 1, 2)).as("position 1 holds an event").isFalse();
-    assertThat(ledger.skipped(chat.id(), 2, 3)).as("position 3 holds an event").isFalse();
-    assertThat(ledger.skipped(chat.id(), 4, 4)).as("not taken yet").isFalse();
+        .containsExactly(
+            IntStream.range(0, 3)
+                .boxed()
+                .flatMap(i -> Stream.of("a" + i, "b" + i, "c" + i))
+                .map(k -> chat.id() + "/" + k)
+                .toArray(String[]::new));
+    assertThat(ledger.after(chat.id(), 0, 100))
+        .extracting(RunEvent::seq)
+        .containsExactlyElementsOf(LongStream.rangeClosed(1, 9).boxed().toList());
+  }
+
+  /**
+   * The position a process passes on with an event it publishes is where the consumer's next append
+   * goes: it reads no last event; a process told nothing reads it.
+   */
+  @Test
+  void aPositionPassedOnSparesTheConsumerTheReadOfTheLastEvent() {
+    List<String> commands = new CopyOnWriteArrayList<>();
+    try (MongoClient counted =
+        MongoClients.create(
+            MongoClientSettings.builder()
+                .applyConnectionString(
+                    new ConnectionString(
+                        "mongodb://127.0.0.1:" + server.getLocalAddress().getPort()))
+                .addCommandListener(
+                    new CommandListener() {
+                      @Override
+                      public void commandStarted(CommandStartedEvent event) {
+                        commands.add(
+                            event.getCommandName()
+                                + " "
+                                + (event.getCommand().get(event.getCommandName())
+                                        instanceof BsonString collection
+                                    ? collection.getValue()
+                                    : ""));
+                      }
+                    })
+                .build())) {
+      MongoTemplate template = new MongoTemplate(counted, "agentrt");
+      Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
+      ledger.append(chat.id(), List.of(step("a"), step("b")));
+      Map<String, String> header = ledger.positionHeader(chat.id());
+      assertThat(header).containsEntry(RunLedger.POSITION_HEADER, "2");
+
+      RunLedger told = new RunLedger(template);
+      told.learn(
+          chat.id(),
+          (Object) header.get(RunLedger.POSITION_HEADER).getBytes(StandardCharsets.UTF_8));
+      told.append(chat.id(), List.of(step("c")));
+      assertThat(commands)
+          .as("told")
+          .doesNotContain("find run_events")
+          .contains("insert run_events");
+
+      commands.clear();
+      RunLedger untold = new RunLedger(template);
+      untold.append(chat.id(), List.of(step("d")));
+      assertThat(commands).as("not told").contains("find run_events");
+      assertThat(ledger.after(chat.id(), 0, 100))
+          .extracting(RunEvent::seq)
+          .containsExactly(1L, 2L, 3L, 4L);
+    }
+  }
+
+  @Test
+  void countsGoToTheChatOnceWhetherOrNotTheStepsWereRecordedBefore() {
+    Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
+
+    ledger.append(chat.id(), List.of(step("s")), Map.of("usage.turns", 1L));
+    ledger.append(chat.id(), List.of(step("s")), Map.of("usage.turns", 1L));
+
+    org.bson.Document stored =
+        mongo
+            .getCollection(Collections.CHATS)
+            .find(new org.bson.Document("_id", chat.id()))
+            .first();
+    assertThat(stored.get("usage", org.bson.Document.class).get("turns")).isEqualTo(2L);
   }
 
   /**
@@ -189,8 +293,12 @@ class RunLedgerTest {
     assertThat(meters.get("agentrt.runs.ended").counter().count()).isEqualTo(1.0);
   }
 
+  /**
+   * Eight processes (a ledger each, none knowing the others' positions) append pairs of steps to
+   * one chat at once: positions 1 to 160 without a gap, each pair in its order.
+   */
   @Test
-  void concurrentAppendsGetDistinctPositions() throws Exception {
+  void concurrentAppendsOfManyProcessesGetDistinctPositionsInOrder() throws Exception {
     Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
     int writers = 8;
     CyclicBarrier start = new CyclicBarrier(writers);
@@ -201,16 +309,12 @@ class RunLedgerTest {
                   i ->
                       pool.submit(
                           () -> {
+                            RunLedger own = new RunLedger(mongo);
                             start.await();
                             for (int j = 0; j < 10; j++) {
-                              ledger.append(
+                              own.append(
                                   chat.id(),
-                                  i + "/" + j,
-                                  RunEvent.STEP_START,
-                                  null,
-                                  null,
-                                  null,
-                                  RunLedger.data());
+                                  List.of(step(i + "/" + j + "/1"), step(i + "/" + j + "/2")));
                             }
                             return null;
                           }))
@@ -221,9 +325,17 @@ class RunLedgerTest {
       }
     }
 
-    assertThat(ledger.after(chat.id(), 0, 1000))
+    List<RunEvent> events = ledger.after(chat.id(), 0, 1000);
+    assertThat(events)
         .extracting(RunEvent::seq)
-        .containsExactlyElementsOf(IntStream.rangeClosed(1, 80).mapToObj(i -> (long) i).toList());
+        .containsExactlyElementsOf(LongStream.rangeClosed(1, 160).boxed().toList());
+    Map<String, Long> seqs = events.stream().collect(Collectors.toMap(RunEvent::id, RunEvent::seq));
+    for (int i = 0; i < writers; i++) {
+      for (int j = 0; j < 10; j++) {
+        String pair = chat.id() + "/" + i + "/" + j + "/";
+        assertThat(seqs.get(pair + "1")).as(pair).isLessThan(seqs.get(pair + "2"));
+      }
+    }
   }
 
   @Test
@@ -239,11 +351,8 @@ class RunLedgerTest {
     assertThat(event.data()).containsEntry("role", "user").containsEntry("content", "hi");
   }
 
-  @Test
-  void anEventOfAnUnknownChatIsNotRecordedAndNothingThrows() {
-    ledger.append("no-such-chat", "k", RunEvent.ERROR, null, null, null, RunLedger.data());
-
-    assertThat(ledger.after("no-such-chat", 0, 10)).isEmpty();
+  private static RunLedger.Step step(String key) {
+    return new RunLedger.Step(key, RunEvent.STEP_START, null, null, null, RunLedger.data());
   }
 
   @Test

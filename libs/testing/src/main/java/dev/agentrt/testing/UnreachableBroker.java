@@ -3,6 +3,7 @@ package dev.agentrt.testing;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
@@ -19,7 +20,7 @@ public final class UnreachableBroker {
     return new Outbox(
         new EventPublisher(null, "unreachable-broker") {
           @Override
-          public CompletableFuture<?> send(OutboxEntry entry) {
+          public CompletableFuture<?> send(OutboxEntry entry, Map<String, String> headers) {
             return CompletableFuture.failedFuture(new IllegalStateException("no broker"));
           }
         },

@@ -141,7 +141,10 @@ class SubAgentStarter {
         RunEvent.RUN_START,
         RunLedger.data("agent", subAgent.agent(), "task", created.instruction()));
     outbox.publish(
-        Collections.SUB_AGENT_MESSAGES, instruction.get().id(), instruction.get().outbox());
+        Collections.SUB_AGENT_MESSAGES,
+        instruction.get().id(),
+        instruction.get().outbox(),
+        ledger.positionHeader(subAgent.chatId()));
   }
 
   /**

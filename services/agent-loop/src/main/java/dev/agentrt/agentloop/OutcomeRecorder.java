@@ -206,7 +206,7 @@ class OutcomeRecorder {
    * when this answer was stored before (it counted then), or when the run is the task's turns alone
    * (its conversation's sum is the run's). With what the answer adds to its chat's usage, which the
    * step's end adds with its run event ({@link RunLedger#append(SubAgent, String, String, Map,
-   * Map)}, the write of the chat that takes its position); nothing when it was stored before.
+   * Map)}); nothing when it was stored before.
    */
   record StoredAnswer(SubAgentMessage answer, long runTokens, Map<String, Long> chatUsage) {}
 
@@ -280,7 +280,11 @@ class OutcomeRecorder {
     switch (TurnOutcome.of(answer)) {
       case TurnOutcome.ToolCalls calls -> {
         delegations.carryOut(subAgent, answer, toRun(calls.calls()));
-        outbox.publish(Collections.SUB_AGENT_MESSAGES, answer.id(), answer.outbox());
+        outbox.publish(
+            Collections.SUB_AGENT_MESSAGES,
+            answer.id(),
+            answer.outbox(),
+            ledger.positionHeader(subAgent.chatId()));
         List<RequestedToolCall> gated =
             toRun(calls.calls()).stream().filter(RequestedToolCall::gated).toList();
         if (!gated.isEmpty()) {
@@ -724,7 +728,8 @@ class OutcomeRecorder {
       task = mongo.findById(subAgent.taskId(), Task.class); // moved before: its outbox may wait
     }
     if (task != null) {
-      outbox.publish(Collections.TASKS, task.id(), task.outbox());
+      outbox.publish(
+          Collections.TASKS, task.id(), task.outbox(), ledger.positionHeader(subAgent.chatId()));
     }
   }
 

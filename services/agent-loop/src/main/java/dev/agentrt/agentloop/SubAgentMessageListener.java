@@ -2,6 +2,7 @@ package dev.agentrt.agentloop;
 
 import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.platform.messaging.IncomingEvents;
+import dev.agentrt.store.RunLedger;
 import java.util.function.Consumer;
 import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
@@ -15,15 +16,18 @@ class SubAgentMessageListener implements Consumer<Message<byte[]>> {
 
   private final IncomingEvents events;
   private final AgentLoop loop;
+  private final RunLedger ledger;
 
-  SubAgentMessageListener(IncomingEvents events, AgentLoop loop) {
+  SubAgentMessageListener(IncomingEvents events, AgentLoop loop, RunLedger ledger) {
     this.events = events;
     this.loop = loop;
+    this.ledger = ledger;
   }
 
   @Override
   public void accept(Message<byte[]> message) {
     if (events.decode(message) instanceof SubAgentMessageAdded added) {
+      ledger.learn(added.chatId(), message.getHeaders().get(RunLedger.POSITION_HEADER));
       loop.wake(added);
     }
   }

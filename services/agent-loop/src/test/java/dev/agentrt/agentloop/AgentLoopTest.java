@@ -356,11 +356,11 @@ class AgentLoopTest {
   }
 
   /**
-   * A final answer's {@code step_end} and the run's {@code run_end} are one append: one take of
-   * positions in the chat's ledger (the turn's {@code step_start} is the other), consecutive.
+   * A final answer's {@code step_end} and the run's {@code run_end} are one append: one insert into
+   * the chat's ledger (the turn's {@code step_start} is the other), at consecutive positions.
    */
   @Test
-  void aFinalAnswersStepEndAndTheRunsEndTakeTheirPositionsTogether() {
+  void aFinalAnswersStepEndAndTheRunsEndAreOneInsertAtConsecutivePositions() {
     model.replies("Kafka is a distributed log.");
     COMMANDS.clear();
 
@@ -378,10 +378,9 @@ class AgentLoopTest {
     assertThat(runEnd.seq()).isEqualTo(stepEnd.seq() + 1);
     assertThat(
             COMMANDS.from(t -> true).stream()
-                .filter(c -> c.endsWith(" " + Collections.CHATS))
-                .filter(c -> !c.startsWith("find "))
+                .filter(c -> c.equals("insert " + Collections.RUN_EVENTS))
                 .toList())
-        .as("the turn's takes of positions: its start, then its end with the run's")
+        .as("the turn's inserts into the ledger: its start, then its end with the run's")
         .hasSize(2);
   }
 
@@ -1557,9 +1556,9 @@ class AgentLoopTest {
     assertThat(chat().usage().byModel()).containsOnlyKeys((String) null);
     assertThat(runTokens()).as("the run's, on its task").isEqualTo(360);
     assertThat(COMMANDS.from(t -> true))
-        .as("the chat's sums ride on the ledger's takes of positions")
-        .doesNotContain("update " + Collections.CHATS)
-        .contains("findAndModify " + Collections.CHATS);
+        .as("the chat's sums go out in the shared bulk writes; no counter of positions is taken")
+        .contains("update " + Collections.CHATS)
+        .doesNotContain("findAndModify " + Collections.CHATS);
   }
 
   @Test

@@ -42,8 +42,8 @@ import org.springframework.stereotype.Component;
  * the model was asked in vain). The answer is recorded in the chat's run-event ledger; the caller
  * publishes its outbox. The model asked is the task's ({@code Task.model}; null: the default
  * model); the tokens of its reply are stored on the answer and, when the write inserted it, added
- * to the task's sums and, by the ledger's write that takes the answer's position, to the chat's:
- * once per answer, however often the event comes.
+ * to the task's sums and, with the ledger's append of the answer, to the chat's: once per answer,
+ * however often the event comes.
  */
 @Component
 class FinalAnswers {

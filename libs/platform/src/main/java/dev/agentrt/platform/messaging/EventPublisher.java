@@ -8,6 +8,7 @@ import io.cloudevents.kafka.KafkaMessageFactory;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.ZoneOffset;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.springframework.kafka.core.KafkaTemplate;
@@ -29,7 +30,15 @@ public class EventPublisher {
   }
 
   public CompletableFuture<?> send(OutboxEntry entry) {
-    return template.send(record(entry));
+    return send(entry, Map.of());
+  }
+
+  /** {@link #send(OutboxEntry)} with these headers on the record too (name → text). */
+  public CompletableFuture<?> send(OutboxEntry entry, Map<String, String> headers) {
+    ProducerRecord<String, byte[]> record = record(entry);
+    headers.forEach(
+        (name, value) -> record.headers().add(name, value.getBytes(StandardCharsets.UTF_8)));
+    return template.send(record);
   }
 
   /** The record {@link #send} produces for the entry. */

@@ -8,6 +8,7 @@ import dev.agentrt.platform.messaging.EventPublisher;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -97,8 +98,17 @@ public class Outbox implements AutoCloseable {
    */
   public void publishOrLeaveToRelay(
       String collection, Object documentId, List<OutboxEntry> entries) {
+    publishOrLeaveToRelay(collection, documentId, entries, Map.of());
+  }
+
+  /** {@link #publishOrLeaveToRelay(String, Object, List)} with {@code headers} on every record. */
+  public void publishOrLeaveToRelay(
+      String collection,
+      Object documentId,
+      List<OutboxEntry> entries,
+      Map<String, String> headers) {
     try {
-      publish(collection, documentId, entries);
+      publish(collection, documentId, entries, headers);
     } catch (OutboxPublishException e) {
       log.warn("{}; the relay will publish it", e.getMessage());
     }
@@ -112,11 +122,26 @@ public class Outbox implements AutoCloseable {
    *     in the document
    */
   public void publish(String collection, Object documentId, List<OutboxEntry> entries) {
+    publish(collection, documentId, entries, Map.of());
+  }
+
+  /**
+   * {@link #publish(String, Object, List)} with {@code headers} on every record: what the publisher
+   * knows as it publishes, which an entry published again by the relay goes without.
+   */
+  public void publish(
+      String collection,
+      Object documentId,
+      List<OutboxEntry> entries,
+      Map<String, String> headers) {
     if (entries.isEmpty()) {
       return;
     }
     CompletableFuture<?>[] sends =
-        entries.stream().map(publisher::send).toArray(CompletableFuture[]::new);
+        entries.stream()
+            .map(
+                entry -> headers.isEmpty() ? publisher.send(entry) : publisher.send(entry, headers))
+            .toArray(CompletableFuture[]::new);
     try {
       CompletableFuture.allOf(sends).get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {

@@ -339,9 +339,9 @@ class Orchestrator {
   }
 
   /**
-   * Writes the decision's outcome. The decision's tokens are added to the chat's sums by the
-   * ledger's write that takes the position of the outcome's first run event, when this decision
-   * inserted the outcome; finding it written meanwhile (a concurrent copy) counts nothing.
+   * Writes the decision's outcome. The decision's tokens are added to the chat's sums with the
+   * ledger's append of the outcome's first run event, when this decision inserted the outcome;
+   * finding it written meanwhile (a concurrent copy) counts nothing.
    */
   private Publication carryOut(ChatMessage message, Chosen chosen, Decided decided) {
     String model = chosen.model();

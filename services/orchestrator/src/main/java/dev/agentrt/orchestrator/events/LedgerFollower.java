@@ -15,10 +15,11 @@ import org.jspecify.annotations.Nullable;
  * position it names), then new events as they are written, each once and in position order. Both
  * come from the same durable ledger, so the switch from replay to live has no gap and no duplicate.
  *
- * <p>Positions are taken before events are written, so position 6 can be visible while 5 is still
- * being written: the follower waits for a missing position until it is written, or recorded as
- * skipped (its event turned out to be a duplicate: {@link RunLedger#skipped}), or {@code gapGrace}
- * has passed (its writer died between taking the position and writing the event).
+ * <p>A chat's positions have no gaps: an event is only written right after one that is there
+ * ({@link RunLedger}). Ledgers written before that was so may have some (a position taken by a
+ * counter whose event was never written): the follower waits for a missing position until it is
+ * written or {@code gapGrace} has passed since it saw the gap or since the event after it was
+ * written, and then moves past it.
  */
 public final class LedgerFollower {
 
@@ -106,7 +107,6 @@ public final class LedgerFollower {
     }
     Duration grace = properties.gapGrace();
     return Duration.between(event.at(), now).compareTo(grace) > 0
-        || Duration.between(gapSeen, now).compareTo(grace) > 0
-        || ledger.skipped(chatId, position + 1, event.seq() - 1);
+        || Duration.between(gapSeen, now).compareTo(grace) > 0;
   }
 }

@@ -2,6 +2,7 @@ package dev.agentrt.toolrunner.calls;
 
 import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.platform.messaging.IncomingEvents;
+import dev.agentrt.store.RunLedger;
 import java.util.function.Consumer;
 import org.springframework.messaging.Message;
 import org.springframework.stereotype.Component;
@@ -17,15 +18,18 @@ class ToolCallListener implements Consumer<Message<byte[]>> {
 
   private final IncomingEvents events;
   private final ToolCallRunner runner;
+  private final RunLedger ledger;
 
-  ToolCallListener(IncomingEvents events, ToolCallRunner runner) {
+  ToolCallListener(IncomingEvents events, ToolCallRunner runner, RunLedger ledger) {
     this.events = events;
     this.runner = runner;
+    this.ledger = ledger;
   }
 
   @Override
   public void accept(Message<byte[]> message) {
     if (events.decode(message) instanceof ToolCallRequested requested) {
+      ledger.learn(requested.chatId(), message.getHeaders().get(RunLedger.POSITION_HEADER));
       runner.offer(requested);
     }
   }

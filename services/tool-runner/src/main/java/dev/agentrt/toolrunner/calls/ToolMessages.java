@@ -5,6 +5,7 @@ import dev.agentrt.events.SubAgentMessageAdded;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import dev.agentrt.store.Collections;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
 import dev.agentrt.store.SubAgentIds;
@@ -30,14 +31,20 @@ class ToolMessages {
   private final SubAgentConversations conversations;
   private final Outbox outbox;
   private final EventCodec codec;
+  private final RunLedger ledger;
   private final Clock clock = Clock.systemUTC();
 
   ToolMessages(
-      ToolCalls calls, SubAgentConversations conversations, Outbox outbox, EventCodec codec) {
+      ToolCalls calls,
+      SubAgentConversations conversations,
+      Outbox outbox,
+      EventCodec codec,
+      RunLedger ledger) {
     this.calls = calls;
     this.conversations = conversations;
     this.outbox = outbox;
     this.codec = codec;
+    this.ledger = ledger;
   }
 
   static String messageId(String toolCallId) {
@@ -82,7 +89,12 @@ class ToolMessages {
         call.resultAfter() == null
             ? conversations.append(subAgent, toolMessage, now)
             : conversations.append(subAgent, toolMessage, call.resultAfter(), now);
-    outbox.publishOrLeaveToRelay(Collections.SUB_AGENT_MESSAGES, message.id(), message.outbox());
+    // The result's run event is recorded by now: the loop's next step goes after it.
+    outbox.publishOrLeaveToRelay(
+        Collections.SUB_AGENT_MESSAGES,
+        message.id(),
+        message.outbox(),
+        ledger.positionHeader(call.chatId()));
     calls.answered(call.id());
   }
 }

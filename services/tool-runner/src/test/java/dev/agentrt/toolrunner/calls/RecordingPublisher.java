@@ -6,6 +6,7 @@ import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.OutboxEntry;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -16,12 +17,16 @@ final class RecordingPublisher extends EventPublisher {
 
   final List<OutboxEntry> entries = new CopyOnWriteArrayList<>();
 
+  /** The headers each entry was sent with besides its own, in the order of {@link #entries}. */
+  final List<Map<String, String>> headers = new CopyOnWriteArrayList<>();
+
   RecordingPublisher() {
     super(null, "test");
   }
 
   @Override
-  public CompletableFuture<?> send(OutboxEntry entry) {
+  public CompletableFuture<?> send(OutboxEntry entry, Map<String, String> headers) {
+    this.headers.add(headers);
     entries.add(entry);
     return CompletableFuture.completedFuture(null);
   }

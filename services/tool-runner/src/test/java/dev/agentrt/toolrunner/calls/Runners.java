@@ -85,9 +85,10 @@ final class Runners {
       Toolbox toolbox,
       ObservationRegistry observations,
       boolean captureContent) {
+    RunLedger ledger = new RunLedger(mongo);
     ToolMessages messages =
         new ToolMessages(
-            calls, new SubAgentConversations(mongo), new Outbox(published, mongo), CODEC);
+            calls, new SubAgentConversations(mongo), new Outbox(published, mongo), CODEC, ledger);
     return new ToolCallRunner(
         calls,
         messages,
@@ -96,7 +97,7 @@ final class Runners {
         properties,
         new SimpleMeterRegistry(),
         observations,
-        new RunLedger(mongo),
+        ledger,
         captureContent);
   }
 

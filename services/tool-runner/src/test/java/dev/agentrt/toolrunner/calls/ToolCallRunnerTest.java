@@ -330,12 +330,13 @@ class ToolCallRunnerTest {
   }
 
   /**
-   * A tool that ends before its start is shown has its start recorded with its result: one position
-   * taken in the chat's ledger for both, the start first, both stamped as recorded (the result's
-   * latency says how long the tool ran).
+   * A tool that ends before its start is shown has its start recorded with its result: one insert
+   * into the chat's ledger for both, the start first, both stamped as recorded (the result's
+   * latency says how long the tool ran). The tool message's event tells the agent loop where the
+   * result stands, so that its next step goes after it without reading the ledger.
    */
   @Test
-  void aQuickToolsStartIsRecordedWithItsResultInOneTakeOfPositions() {
+  void aQuickToolsStartIsRecordedWithItsResultInOneInsertWhosePositionIsPassedOn() {
     runner = runner(PROPERTIES.withStartShownAfter(Duration.ofMinutes(1)));
     SubAgent subAgent = stored(subAgent());
     mongo.insert(new Chat(subAgent.chatId(), "t", Instant.now()));
@@ -351,8 +352,11 @@ class ToolCallRunnerTest {
         .containsExactly(tuple(RunEvent.TOOL_CALL_START, 1L), tuple(RunEvent.TOOL_CALL_RESULT, 2L));
     assertThat(events.getFirst().at()).isEqualTo(events.getLast().at());
     assertThat(COMMANDS.from(Thread::isVirtual))
-        .filteredOn(("findAndModify " + Collections.CHATS)::equals)
+        .filteredOn(("insert " + Collections.RUN_EVENTS)::equals)
         .hasSize(1);
+    assertThat(published.headers)
+        .as("the tool message's event")
+        .containsExactly(Map.of(RunLedger.POSITION_HEADER, "2"));
   }
 
   /**
