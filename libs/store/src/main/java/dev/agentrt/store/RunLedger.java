@@ -77,8 +77,11 @@ public class RunLedger {
    */
   static final Duration TRUSTED = Duration.ofSeconds(5);
 
-  /** A position known in a chat's ledger, and when it was learned ({@link System#nanoTime}). */
-  private record Known(long position, long learnedAt) {}
+  /**
+   * A position known in a chat's ledger, when it was learned ({@link System#nanoTime}), and whether
+   * it is this process's own last append there rather than a position learned from another.
+   */
+  private record Known(long position, long learnedAt, boolean own) {}
 
   private final MongoTemplate mongo;
   private final BulkWrites writes;
@@ -276,6 +279,9 @@ public class RunLedger {
   private void record(String chatId, List<Step> steps) {
     List<Step> left = steps;
     Long last = trusted(chatId);
+    if (last == null) {
+      log.debug("{}: no position known in chat {}, reading its last", keys(steps), chatId);
+    }
     long after = last != null ? last : lastPosition(chatId);
     for (int attempt = 1; !left.isEmpty(); attempt++) {
       Instant now = clock.instant();
@@ -301,6 +307,7 @@ public class RunLedger {
                 "the positions tried were taken by other writers " + ATTEMPTS + " times");
           }
           left = left.subList(written, left.size());
+          log.debug("{}: position {} of chat {} taken", keys(left), after + 1, chatId);
           after = lastPosition(chatId);
         }
         case FAILED -> {
@@ -310,26 +317,44 @@ public class RunLedger {
         }
       }
     }
-    learn(chatId, after);
+    know(chatId, after, true);
   }
 
   /**
    * Takes note that the chat's ledger holds an event at {@code position} (a fact: another process
-   * wrote it, and passed it on in the {@link #POSITION_HEADER} of an event it published after), so
-   * that this process's next append there goes after it without reading the chat's last event.
+   * wrote it, and passed it on in the {@link #POSITION_HEADER} of an event it published after; 0:
+   * the chat has none, as one just made), so that this process's next append there goes after it
+   * without reading the chat's last event.
    */
   public void learn(String chatId, long position) {
-    if (position < 1) {
+    know(chatId, position, false);
+  }
+
+  /**
+   * Says that others have written in the chat's ledger since this process's own last append there
+   * (a tool's result after the turn that asked for it): the position this process knows from that
+   * append is forgotten, so that its next append reads the chat's last event rather than find its
+   * position taken; a position learned from them since is kept.
+   */
+  public void othersWrote(String chatId) {
+    known.computeIfPresent(chatId, (chat, last) -> last.own() ? null : last);
+  }
+
+  private void know(String chatId, long position, boolean own) {
+    if (position < 0) {
       return;
     }
     if (known.size() >= KNOWN_CHATS && !known.containsKey(chatId)) {
       known.clear(); // what is forgotten is read again when needed
     }
-    long now = System.nanoTime();
+    Known now = new Known(position, System.nanoTime(), own);
     known.merge(
         chatId,
-        new Known(position, now),
-        (was, learned) -> was.position() >= position ? new Known(was.position(), now) : learned);
+        now,
+        (was, learned) ->
+            was.position() >= position
+                ? new Known(was.position(), now.learnedAt(), was.own())
+                : now);
   }
 
   /** The newest position known here in the chat's ledger, if it was learned recently enough. */

@@ -191,26 +191,7 @@ class RunLedgerTest {
   @Test
   void aPositionPassedOnSparesTheConsumerTheReadOfTheLastEvent() {
     List<String> commands = new CopyOnWriteArrayList<>();
-    try (MongoClient counted =
-        MongoClients.create(
-            MongoClientSettings.builder()
-                .applyConnectionString(
-                    new ConnectionString(
-                        "mongodb://127.0.0.1:" + server.getLocalAddress().getPort()))
-                .addCommandListener(
-                    new CommandListener() {
-                      @Override
-                      public void commandStarted(CommandStartedEvent event) {
-                        commands.add(
-                            event.getCommandName()
-                                + " "
-                                + (event.getCommand().get(event.getCommandName())
-                                        instanceof BsonString collection
-                                    ? collection.getValue()
-                                    : ""));
-                      }
-                    })
-                .build())) {
+    try (MongoClient counted = countingClient(commands)) {
       MongoTemplate template = new MongoTemplate(counted, "agentrt");
       Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
       ledger.append(chat.id(), List.of(step("a"), step("b")));
@@ -235,6 +216,62 @@ class RunLedgerTest {
           .extracting(RunEvent::seq)
           .containsExactly(1L, 2L, 3L, 4L);
     }
+  }
+
+  /**
+   * A process told that others wrote since its own last append reads the chat's last event instead
+   * of trying its own next position, which is taken (one insert, not a failed one and another); a
+   * position it learned from them since stands.
+   */
+  @Test
+  void othersWritingSinceTheOwnLastAppendHaveItReadUnlessTheyPassedTheirPositionOn() {
+    List<String> commands = new CopyOnWriteArrayList<>();
+    try (MongoClient counted = countingClient(commands)) {
+      RunLedger own = new RunLedger(new MongoTemplate(counted, "agentrt"));
+      RunLedger other = new RunLedger(mongo);
+      Chat chat = mongo.insert(new Chat(Ids.fresh(), "a", Instant.EPOCH));
+      own.append(chat.id(), List.of(step("a")));
+      other.append(chat.id(), List.of(step("b")));
+
+      commands.clear();
+      own.othersWrote(chat.id());
+      own.append(chat.id(), List.of(step("c")));
+      assertThat(commands)
+          .as("its own position forgotten")
+          .containsExactly("find run_events", "insert run_events");
+
+      other.append(chat.id(), List.of(step("d")));
+      own.learn(chat.id(), 4);
+      commands.clear();
+      own.othersWrote(chat.id());
+      own.append(chat.id(), List.of(step("e")));
+      assertThat(commands).as("a learned position kept").containsExactly("insert run_events");
+      assertThat(ledger.after(chat.id(), 0, 100))
+          .extracting(RunEvent::seq)
+          .containsExactly(1L, 2L, 3L, 4L, 5L);
+    }
+  }
+
+  /** A client to the test's server that notes each command as {@code <name> <collection>}. */
+  private static MongoClient countingClient(List<String> commands) {
+    return MongoClients.create(
+        MongoClientSettings.builder()
+            .applyConnectionString(
+                new ConnectionString("mongodb://127.0.0.1:" + server.getLocalAddress().getPort()))
+            .addCommandListener(
+                new CommandListener() {
+                  @Override
+                  public void commandStarted(CommandStartedEvent event) {
+                    commands.add(
+                        event.getCommandName()
+                            + " "
+                            + (event.getCommand().get(event.getCommandName())
+                                    instanceof BsonString collection
+                                ? collection.getValue()
+                                : ""));
+                  }
+                })
+            .build());
   }
 
   @Test

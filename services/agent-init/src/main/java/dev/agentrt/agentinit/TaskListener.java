@@ -6,6 +6,7 @@ import dev.agentrt.events.TaskCancelled;
 import dev.agentrt.events.TaskCreated;
 import dev.agentrt.platform.messaging.IncomingEvents;
 import dev.agentrt.platform.messaging.SelectiveConsumer;
+import dev.agentrt.store.RunLedger;
 import java.time.Clock;
 import java.util.Set;
 import org.springframework.messaging.Message;
@@ -23,12 +24,18 @@ class TaskListener implements SelectiveConsumer {
   private final IncomingEvents events;
   private final SubAgentStarter starter;
   private final CancelledSubAgents cancelled;
+  private final RunLedger ledger;
   private final Clock clock = Clock.systemUTC();
 
-  TaskListener(IncomingEvents events, SubAgentStarter starter, CancelledSubAgents cancelled) {
+  TaskListener(
+      IncomingEvents events,
+      SubAgentStarter starter,
+      CancelledSubAgents cancelled,
+      RunLedger ledger) {
     this.events = events;
     this.starter = starter;
     this.cancelled = cancelled;
+    this.ledger = ledger;
   }
 
   @Override
@@ -40,7 +47,10 @@ class TaskListener implements SelectiveConsumer {
   public void accept(Message<byte[]> message) {
     Event event = events.decode(message);
     switch (event) {
-      case TaskCreated created -> starter.start(created);
+      case TaskCreated created -> {
+        ledger.learn(created.chatId(), message.getHeaders().get(RunLedger.POSITION_HEADER));
+        starter.start(created);
+      }
       case TaskCancelled cancellation -> cancelled.stop(cancellation.taskId(), clock.instant());
       default -> {}
     }

@@ -589,6 +589,9 @@ class AgentLoop {
     try {
       modelName = modelFor(subAgent, agent);
       request = turnRequests.of(agent, conversation.messages(), modelName);
+      if (conversation.resultsSinceLastAnswer()) {
+        ledger.othersWrote(subAgent.chatId());
+      }
       ledger.append(
           subAgent,
           "step_start/" + id + "/" + seq,

@@ -74,6 +74,15 @@ record ConversationState(List<SubAgentMessage> messages) {
         .collect(Collectors.toSet());
   }
 
+  /**
+   * Whether a tool's result came after the last answer: others (tool-runner, the finalizer for a
+   * child task's) recorded it in the chat's ledger since that answer's turn.
+   */
+  boolean resultsSinceLastAnswer() {
+    return messages.subList(lastIndexOf(SubAgentMessage.ASSISTANT) + 1, messages.size()).stream()
+        .anyMatch(m -> SubAgentMessage.TOOL.equals(m.role()));
+  }
+
   /** A call of the last answer still waits for a person's approval (it has no result yet). */
   boolean awaitsApproval() {
     return pendingToolCalls().stream().anyMatch(RequestedToolCall::gated);

@@ -47,6 +47,23 @@ class ConversationStateTest {
   }
 
   @Test
+  void resultsSinceTheLastAnswerAreTheToolMessagesAfterIt() {
+    add("system", "You research.").add("user", "Research Kafka");
+    assertThat(new ConversationState(messages).resultsSinceLastAnswer()).isFalse();
+
+    answer(call("c1", "search_docs"));
+    assertThat(new ConversationState(messages).resultsSinceLastAnswer()).isFalse();
+
+    result("c1");
+    assertThat(new ConversationState(messages).resultsSinceLastAnswer()).isTrue();
+
+    add("assistant", "Kafka is a log.").add("user", "Also MongoDB");
+    assertThat(new ConversationState(messages).resultsSinceLastAnswer())
+        .as("a follow-up, no result")
+        .isFalse();
+  }
+
+  @Test
   void anAnswerAsTheLastMessageIsAnOutcomeToApplyNotATurnToTake() {
     add("user", "Research Kafka").add("assistant", "Kafka is a log.");
 

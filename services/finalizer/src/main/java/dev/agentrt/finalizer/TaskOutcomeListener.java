@@ -7,6 +7,7 @@ import dev.agentrt.events.TaskCompleted;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.platform.messaging.IncomingEvents;
 import dev.agentrt.platform.messaging.SelectiveConsumer;
+import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.TaskCancellation;
 import java.util.Set;
 import org.springframework.messaging.Message;
@@ -28,12 +29,17 @@ class TaskOutcomeListener implements SelectiveConsumer {
   private final IncomingEvents events;
   private final PendingAnswers pending;
   private final TaskCancellation cancellation;
+  private final RunLedger ledger;
 
   TaskOutcomeListener(
-      IncomingEvents events, PendingAnswers pending, TaskCancellation cancellation) {
+      IncomingEvents events,
+      PendingAnswers pending,
+      TaskCancellation cancellation,
+      RunLedger ledger) {
     this.events = events;
     this.pending = pending;
     this.cancellation = cancellation;
+    this.ledger = ledger;
   }
 
   @Override
@@ -43,7 +49,12 @@ class TaskOutcomeListener implements SelectiveConsumer {
 
   @Override
   public void accept(Message<byte[]> message) {
-    handle(events.decode(message));
+    Event event = events.decode(message);
+    if (event instanceof TaskCompleted completed) {
+      // where the run's end stands in the chat's ledger: the answer goes after it without a read
+      ledger.learn(completed.chatId(), message.getHeaders().get(RunLedger.POSITION_HEADER));
+    }
+    handle(event);
   }
 
   void handle(Event event) {

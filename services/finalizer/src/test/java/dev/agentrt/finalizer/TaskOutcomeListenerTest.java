@@ -95,7 +95,8 @@ class TaskOutcomeListenerTest {
         new TaskOutcomeListener(
             new IncomingEvents(new EventCodec()),
             pending,
-            new TaskCancellation(mongo, outbox, new EventCodec(), ledger));
+            new TaskCancellation(mongo, outbox, new EventCodec(), ledger),
+            ledger);
   }
 
   @AfterAll

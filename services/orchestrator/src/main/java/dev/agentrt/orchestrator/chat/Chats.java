@@ -59,6 +59,7 @@ public class Chats {
       String title, @Nullable String model, @Nullable ChatLimits limits, String owner) {
     Chat chat = new Chat(Ids.fresh(), title, model, clock.instant(), null, limits, null, owner);
     writes.insert(chat);
+    ledger.learn(chat.id(), 0); // its ledger is empty: its first event needs no read to place it
     return chat;
   }
 

@@ -43,7 +43,7 @@ class DecisionConfiguration {
         orchestrator,
         written ->
             outbox.publishOrLeaveToRelay(
-                written.collection(), written.documentId(), written.outbox()),
+                written.collection(), written.documentId(), written.outbox(), written.headers()),
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("decision-", 0).factory()),
         leases,
         sweepGrace);

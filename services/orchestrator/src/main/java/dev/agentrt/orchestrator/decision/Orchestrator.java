@@ -433,7 +433,11 @@ class Orchestrator {
                 "decidedAgent",
                 newTask.agent()));
     ledger.append(message.chatId(), List.of(handoff), task.inserted() ? tokens : Map.of());
-    return new Publication(Collections.TASKS, taskId, task.document().outbox());
+    return new Publication(
+        Collections.TASKS,
+        taskId,
+        task.document().outbox(),
+        ledger.positionHeader(message.chatId()));
   }
 
   private Publication followUp(

@@ -46,6 +46,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -185,7 +186,14 @@ class OrchestratorTest {
               assertThat(e.agent()).isEqualTo("researcher");
               assertThat(e.instruction()).isEqualTo("Research Kafka");
             });
-    assertThat(written).isEqualTo(new Publication(Collections.TASKS, task.id(), task.outbox()));
+    assertThat(written)
+        .as("with where the handoff stands in the chat's ledger, for agent-init's run_start")
+        .isEqualTo(
+            new Publication(
+                Collections.TASKS,
+                task.id(),
+                task.outbox(),
+                Map.of(RunLedger.POSITION_HEADER, "1")));
     assertThat(assistantMessages()).isEmpty();
   }
 
@@ -620,7 +628,11 @@ class OrchestratorTest {
 
     assertThat(model.requests()).hasSize(1);
     assertThat(mongo.findAll(Task.class)).hasSize(1);
-    assertThat(again).isEqualTo(first);
+    assertThat(again)
+        .as("the same event to publish; a position is passed on only as the handoff is recorded")
+        .usingRecursiveComparison()
+        .ignoringFields("headers")
+        .isEqualTo(first);
   }
 
   @Test
