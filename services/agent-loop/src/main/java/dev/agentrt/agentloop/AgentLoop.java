@@ -120,6 +120,9 @@ class AgentLoop {
     private final Set<String> answered;
     private final AtomicInteger count = new AtomicInteger();
 
+    /** The event of the last wake counted, when it carried its message. */
+    private volatile @Nullable SubAgentMessageAdded carried;
+
     /**
      * @param answered the ids of the messages the turn answers anew
      */
@@ -127,11 +130,18 @@ class AgentLoop {
       this.answered = answered;
     }
 
-    Wakes add(@Nullable String messageId) {
+    Wakes add(@Nullable String messageId, @Nullable SubAgentMessageAdded added) {
       if (messageId == null || !answered.contains(messageId)) {
+        carried = added != null && added.message() != null ? added : null;
         count.incrementAndGet();
       }
       return this;
+    }
+
+    /** The message the one wake counted carried, or null: none, several, or not carried. */
+    @Nullable SubAgentMessageAdded carriedAlone() {
+      SubAgentMessageAdded last = carried; // set before it was counted
+      return count.get() == 1 ? last : null;
     }
 
     int count() {
@@ -203,7 +213,8 @@ class AgentLoop {
 
   private void wake(
       String subAgentId, @Nullable String messageId, @Nullable SubAgentMessageAdded added) {
-    if (turnsRunning.computeIfPresent(subAgentId, (id, wakes) -> wakes.add(messageId)) != null
+    if (turnsRunning.computeIfPresent(subAgentId, (id, wakes) -> wakes.add(messageId, added))
+            != null
         || turns.holds(subAgentId)) {
       return;
     }
@@ -331,6 +342,25 @@ class AgentLoop {
       known.take(what.subAgent().id()); // kept by a take that missed; goOnAsKnown keeps its own
     }
     return goOnAsKnown(what, false);
+  }
+
+  /**
+   * As a turn ends, goes on from what it knew and the one message whose event came during it,
+   * carried, which nothing read: as {@link #goOnWith}, the message is used only when, placed right
+   * after the answer, it calls for a model turn, by the write that ends this turn and takes that
+   * one, conditioned on the conversation counting just it. Else (or when that write misses) false,
+   * and the end reads the messages after the answer ({@link #goOnAsKnown}).
+   */
+  private boolean goOnEndingWith(KnownConversations.Known what, SubAgentMessageAdded added) {
+    ConversationState conversation =
+        what.with(List.of(KnownConversations.carried(added, what.lastSeq() + 1))).orElseThrow();
+    if (conversation.awaitsModelTurn()
+        && !conversation.hadApprovals()
+        && takeAsKnown(what, conversation, true)) {
+      return true;
+    }
+    known.take(what.subAgent().id()); // kept by a take that missed; goOnAsKnown keeps its own
+    return false;
   }
 
   /**
@@ -939,7 +969,16 @@ class AgentLoop {
                 id, Criteria.where("messageCount").is(answer.seq()), new Update().unset("turn"));
     if (!ended) {
       KnownConversations.Known knew = known.take(id);
-      ended = knew != null && knew.lastSeq() == answer.seq() && goOnAsKnown(knew, true);
+      if (knew != null && knew.lastSeq() == answer.seq()) {
+        // The one wake may have come during the end in the bulk write, which its message missed.
+        SubAgentMessageAdded alone = wakes == null ? null : wakes.carriedAlone();
+        if (alone != null && goOnEndingWith(knew, alone)) {
+          ended = true;
+          woken = 1; // its wake is answered: no look again below
+        } else {
+          ended = goOnAsKnown(knew, true);
+        }
+      }
     }
     Document returned = null;
     if (!ended) {

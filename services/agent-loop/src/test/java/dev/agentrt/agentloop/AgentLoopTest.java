@@ -656,6 +656,46 @@ class AgentLoopTest {
   }
 
   /**
+   * A result whose event carries it and comes as its turn ends (the end in the bulk write finds it
+   * stored) has the next turn taken by the write that ends this one, with nothing read: neither the
+   * messages after the answer nor the sub-agent.
+   */
+  @Test
+  void aCarriedResultThatComesAsTheTurnEndsHasTheNextTurnTakenWithNothingRead() {
+    AtomicReference<List<String>> beforeTheNextTurn = new AtomicReference<>();
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .then(
+            () -> {
+              beforeTheNextTurn.set(COMMANDS.from(Thread::isVirtual));
+              return ScriptedModel.reply("Kafka is a log.", List.of());
+            });
+    GATE.before(
+        "update " + Collections.SUB_AGENTS,
+        AgentLoopTest::endsATurn,
+        () -> {
+          AtomicReference<SubAgentMessageAdded> result = new AtomicReference<>();
+          elsewhere(
+              () -> result.set(appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1")));
+          loop.wake(result.get()); // the result's event: the turn is still taken
+        });
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(GATE.opened()).isTrue();
+    assertThat(model.requests()).hasSize(2);
+    assertThat(beforeTheNextTurn.get())
+        .doesNotContain(
+            "find " + Collections.SUB_AGENT_MESSAGES,
+            "find " + Collections.SUB_AGENTS,
+            "findAndModify " + Collections.SUB_AGENTS);
+    assertThat(model.requests().get(1).messages().getLast())
+        .extracting(ModelMessage::role, ModelMessage::content, ModelMessage::toolCallId)
+        .containsExactly("tool", "{\"hits\":1}", "call_1");
+  }
+
+  /**
    * A fast tool's result comes while its turn is still being carried out (here as the turn records
    * the call): its wake reads nothing, and the turn's end, told that a message came, reads only the
    * messages after its answer and takes the next turn in the write that ends this one: no read of
