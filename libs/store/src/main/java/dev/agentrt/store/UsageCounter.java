@@ -124,10 +124,10 @@ public class UsageCounter {
   }
 
   /**
-   * What {@link #add} adds to a document's sums, {@code path → amount}: for a write that has more
-   * to do to the same document (a chat's, with the positions of the step's run event: {@link
-   * RunLedger#append(String, List, Map)}); nothing for no turns. The same rule holds: add it
-   * exactly once per stored outcome.
+   * What {@link #add} adds to a document's sums, {@code path → amount}: for a write made elsewhere
+   * (a chat's, queued with the append of the step's run event: {@link RunLedger#append(String,
+   * List, Map)}); nothing for no turns. The same rule holds: add it exactly once per stored
+   * outcome.
    */
   public static Map<String, Long> counts(@Nullable String model, TurnUsage tokens, int turns) {
     if (turns <= 0) {

@@ -139,8 +139,7 @@ public class Outbox implements AutoCloseable {
     }
     CompletableFuture<?>[] sends =
         entries.stream()
-            .map(
-                entry -> headers.isEmpty() ? publisher.send(entry) : publisher.send(entry, headers))
+            .map(entry -> publisher.send(entry, headers))
             .toArray(CompletableFuture[]::new);
     try {
       CompletableFuture.allOf(sends).get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);

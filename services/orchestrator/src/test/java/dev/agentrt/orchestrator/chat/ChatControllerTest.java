@@ -75,7 +75,7 @@ class ChatControllerTest {
     EventPublisher noBroker =
         new EventPublisher(null, "test") {
           @Override
-          public CompletableFuture<?> send(OutboxEntry entry) {
+          public CompletableFuture<?> send(OutboxEntry entry, Map<String, String> headers) {
             return CompletableFuture.failedFuture(new IllegalStateException("no broker"));
           }
         };

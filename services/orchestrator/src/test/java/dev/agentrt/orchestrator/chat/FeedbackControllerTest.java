@@ -35,6 +35,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -93,7 +94,7 @@ class FeedbackControllerTest {
     EventPublisher noBroker =
         new EventPublisher(null, "test") {
           @Override
-          public CompletableFuture<?> send(OutboxEntry entry) {
+          public CompletableFuture<?> send(OutboxEntry entry, Map<String, String> headers) {
             return CompletableFuture.failedFuture(new IllegalStateException("no broker"));
           }
         };

@@ -24,6 +24,7 @@ import dev.agentrt.testing.MongoGate;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -64,7 +65,7 @@ class TaskCancellationRaceTest {
     EventPublisher noBroker =
         new EventPublisher(null, "test") {
           @Override
-          public CompletableFuture<?> send(OutboxEntry entry) {
+          public CompletableFuture<?> send(OutboxEntry entry, Map<String, String> headers) {
             return CompletableFuture.failedFuture(new IllegalStateException("no broker"));
           }
         };

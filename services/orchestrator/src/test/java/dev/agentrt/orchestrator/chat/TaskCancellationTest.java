@@ -20,6 +20,7 @@ import dev.agentrt.store.ToolCall;
 import dev.agentrt.store.ToolCallStatus;
 import dev.agentrt.testing.InMemoryMongo;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -59,7 +60,7 @@ class TaskCancellationTest {
     EventPublisher noBroker =
         new EventPublisher(null, "test") {
           @Override
-          public CompletableFuture<?> send(OutboxEntry entry) {
+          public CompletableFuture<?> send(OutboxEntry entry, Map<String, String> headers) {
             return CompletableFuture.failedFuture(new IllegalStateException("no broker"));
           }
         };

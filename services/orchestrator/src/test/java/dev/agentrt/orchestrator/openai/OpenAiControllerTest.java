@@ -37,6 +37,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -104,7 +105,7 @@ class OpenAiControllerTest {
     EventPublisher replyingPipeline =
         new EventPublisher(null, "test") {
           @Override
-          public CompletableFuture<?> send(OutboxEntry entry) {
+          public CompletableFuture<?> send(OutboxEntry entry, Map<String, String> headers) {
             ChatMessage question =
                 mongo.findOne(
                     Query.query(Criteria.where("role").is(ChatMessage.USER))

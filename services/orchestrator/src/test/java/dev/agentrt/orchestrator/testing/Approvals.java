@@ -10,6 +10,7 @@ import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.ToolCall;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
@@ -22,7 +23,7 @@ public final class Approvals {
     EventPublisher noBroker =
         new EventPublisher(null, "test") {
           @Override
-          public CompletableFuture<?> send(OutboxEntry entry) {
+          public CompletableFuture<?> send(OutboxEntry entry, Map<String, String> headers) {
             return CompletableFuture.failedFuture(new IllegalStateException("no broker"));
           }
         };
