@@ -14,6 +14,9 @@ import org.jspecify.annotations.Nullable;
  * @param chatLimits the chat's limits as the task's creator read them, so that its start need not
  *     read the chat; null when the creator did not read them, and on events published before events
  *     carried them
+ * @param start what the task's start needs of the task that the fields above do not say, so that
+ *     agent-init starts a root task without reading it; null on events published before events
+ *     carried it
  */
 public record TaskCreated(
     String eventId,
@@ -25,10 +28,11 @@ public record TaskCreated(
     @Nullable String parentTaskId,
     @Nullable Integer depth,
     @Nullable String parentToolCallId,
-    @Nullable Limits chatLimits)
+    @Nullable Limits chatLimits,
+    @Nullable Start start)
     implements Event {
 
-  /** {@link TaskCreated} without the chat's limits. */
+  /** {@link TaskCreated} without the chat's limits and the start's settings. */
   public TaskCreated(
       String eventId,
       Instant occurredAt,
@@ -49,6 +53,7 @@ public record TaskCreated(
         parentTaskId,
         depth,
         parentToolCallId,
+        null,
         null);
   }
 
@@ -60,7 +65,7 @@ public record TaskCreated(
       String chatId,
       String agent,
       String instruction) {
-    this(eventId, occurredAt, taskId, chatId, agent, instruction, null, null, null, null);
+    this(eventId, occurredAt, taskId, chatId, agent, instruction, null, null, null, null, null);
   }
 
   /**
@@ -73,6 +78,13 @@ public record TaskCreated(
    */
   public record Limits(
       @Nullable Integer maxSteps, @Nullable Long maxTokens, @Nullable Long deadlineSeconds) {}
+
+  /**
+   * What the task was created with that its start needs (the store's {@code Task}).
+   *
+   * @param model the model the task's agent asks; null for the default model
+   */
+  public record Start(@Nullable String model) {}
 
   @Override
   public String key() {

@@ -123,7 +123,8 @@ public record Task(
             delegation == null ? null : delegation.parentTaskId(),
             delegation == null ? null : delegation.depth(),
             delegation == null ? null : delegation.toolCallId(),
-            chatLimits == null ? null : chatLimits.carried());
+            chatLimits == null ? null : chatLimits.carried(),
+            new TaskCreated.Start(model));
     return new Task(
         id,
         chatId,

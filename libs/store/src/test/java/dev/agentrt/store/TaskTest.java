@@ -36,7 +36,18 @@ class TaskTest {
         .isEqualTo(TaskEventIds.created("t-1"));
     assertThat(event(task))
         .isEqualTo(
-            new TaskCreated(TaskEventIds.created("t-1"), NOW, "t-1", "c-1", "coder", "fix it"));
+            new TaskCreated(
+                TaskEventIds.created("t-1"),
+                NOW,
+                "t-1",
+                "c-1",
+                "coder",
+                "fix it",
+                null,
+                null,
+                null,
+                null,
+                new TaskCreated.Start("m-1")));
   }
 
   @Test
@@ -61,7 +72,9 @@ class TaskTest {
                 "look",
                 "parent",
                 2,
-                "call-1"));
+                "call-1",
+                null,
+                new TaskCreated.Start(null)));
   }
 
   /**

@@ -41,7 +41,10 @@ import org.springframework.stereotype.Component;
  * Starts the sub-agent of a new task: creates it, links the task to it, and writes its first two
  * messages — the agent's system prompt and the task's instruction as the user's message, whose
  * event wakes the agent loop. Every step is idempotent (ids derive from the task; the task moves
- * {@code created → running} once), so a redelivered event completes what a crash interrupted.
+ * {@code created → running} once), so a redelivered event completes what a crash interrupted. A
+ * task the orchestrator started is not read first: its event carries what the start needs ({@link
+ * TaskCreated#start}), and the link is the check that it is still to start; a child task is read,
+ * for its caller and its tree.
  *
  * <p>A task cancelled before it started never starts, whatever the interleaving with its
  * cancellation: the messages are written only after the task moved {@code created → running} for
@@ -94,13 +97,16 @@ class SubAgentStarter {
       failUnknownAgent(created, now);
       return;
     }
-    Task task = mongo.findById(created.taskId(), Task.class);
-    if (task == null || (task.status() != TaskStatus.created && task.subAgentId() == null)) {
-      return; // cancelled (or ended) before it started: it never will
-    }
-    if (task.status() == TaskStatus.created && callerEnded(task)) {
-      cancellation.cancel(task.id()); // created → cancelled, with its TaskCancelled
-      return;
+    Task task = null;
+    if (created.parentTaskId() != null || created.start() == null) {
+      task = mongo.findById(created.taskId(), Task.class);
+      if (task == null || (task.status() != TaskStatus.created && task.subAgentId() == null)) {
+        return; // cancelled (or ended) before it started: it never will
+      }
+      if (task.status() == TaskStatus.created && callerEnded(task)) {
+        cancellation.cancel(task.id()); // created → cancelled, with its TaskCancelled
+        return;
+      }
     }
     SubAgent subAgent = subAgentOf(created, task, now);
     if (!claim(created.taskId(), subAgent, now)) {
@@ -217,7 +223,8 @@ class SubAgentStarter {
    * run of it ends (so the deadline holds for the whole tree), so that its turns need not read
    * them. The chat's limits come with the event when its creator read them; else from the chat.
    */
-  private SubAgent subAgentOf(TaskCreated created, Task task, Instant now) {
+  private SubAgent subAgentOf(TaskCreated created, @Nullable Task task, Instant now) {
+    Task.Delegation delegation = task == null ? null : task.delegation();
     SubAgent fresh =
         new SubAgent(
             Ids.derived(created.taskId(), "sub-agent"),
@@ -231,12 +238,12 @@ class SubAgentStarter {
             now,
             null,
             new SubAgent.Settings(
-                task.model(),
+                task != null ? task.model() : created.start().model(),
                 created.chatLimits() != null
                     ? ChatLimits.of(created.chatLimits())
                     : chatLimits(created.chatId()),
-                task.delegation() == null ? null : task.delegation().rootTaskId(),
-                task.delegation() == null ? null : task.delegation().deadline()));
+                delegation == null ? null : delegation.rootTaskId(),
+                delegation == null ? null : delegation.deadline()));
     return writes.insertOrFind(fresh).document();
   }
 

@@ -72,6 +72,8 @@ class UnstartedTaskSweep {
         task.instruction(),
         delegation == null ? null : delegation.parentTaskId(),
         delegation == null ? null : delegation.depth(),
-        delegation == null ? null : delegation.toolCallId());
+        delegation == null ? null : delegation.toolCallId(),
+        null,
+        new TaskCreated.Start(task.model()));
   }
 }

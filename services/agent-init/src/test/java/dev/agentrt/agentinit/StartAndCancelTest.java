@@ -125,9 +125,22 @@ class StartAndCancelTest {
     kafka.destroy();
   }
 
+  /** Its event carries what the start needs: the task is not read, the link finds it cancelled. */
   @Test
-  void aTaskCancelledBeforeItsStartNeverGetsASubAgent() {
+  void aTaskCancelledBeforeItsStartNeverStarts() {
     TaskCreated created = created(storedTask());
+    cancel(created.taskId());
+
+    starter.start(created);
+
+    assertNeverStarted(created);
+    assertThat(taskOf(created).subAgentId()).isNull();
+  }
+
+  /** An event published before events carried the start: the task is read first. */
+  @Test
+  void aTaskCancelledBeforeAStartThatReadsItNeverGetsASubAgent() {
+    TaskCreated created = withoutStart(created(storedTask()));
     cancel(created.taskId());
 
     starter.start(created);
@@ -146,7 +159,7 @@ class StartAndCancelTest {
     assertThat(subAgentOf(created).status()).isEqualTo(SubAgentStatus.cancelled);
   }
 
-  /** The start read the task {@code created}; the cancellation finds no sub-agent yet. */
+  /** The task is {@code created} as the start begins; the cancellation finds no sub-agent yet. */
   @Test
   void aCancellationJustBeforeTheSubAgentIsMadeLeavesItCancelledWithoutMessages() {
     TaskCreated created = created(storedTask());
@@ -321,14 +334,19 @@ class StartAndCancelTest {
             List.of()));
   }
 
+  /** The task's event as its creator publishes it, carrying what the start needs. */
   private static TaskCreated created(Task task) {
+    return UnstartedTaskSweep.createdOf(task);
+  }
+
+  private static TaskCreated withoutStart(TaskCreated created) {
     return new TaskCreated(
-        Ids.derived(task.id(), "created"),
-        task.createdAt(),
-        task.id(),
-        task.chatId(),
-        task.agent(),
-        task.instruction());
+        created.eventId(),
+        created.occurredAt(),
+        created.taskId(),
+        created.chatId(),
+        created.agent(),
+        created.instruction());
   }
 
   private static Task taskOf(TaskCreated created) {

@@ -179,6 +179,29 @@ class SubAgentStarterTest {
    * {@code findAndModify}: an update in the process's bulk writer), and are stored with one insert.
    */
   @Test
+  void aTaskTheOrchestratorStartedIsStartedFromItsEventWithoutAReadOfIt() {
+    TaskCreated created = created(storedTask("chat-model", null));
+    COMMANDS.clear();
+
+    starter.start(created);
+
+    assertThat(COMMANDS.from(any -> true)).doesNotContain("find " + Collections.TASKS);
+    assertThat(subAgentOf(created).settings().model()).isEqualTo("chat-model");
+    assertThat(mongo.findById(created.taskId(), Task.class).status()).isEqualTo(TaskStatus.running);
+  }
+
+  @Test
+  void aStartFromAnEventThatDoesNotCarryItReadsTheTaskForItsModel() {
+    TaskCreated created = withoutStart(created(storedTask("chat-model", null)));
+    COMMANDS.clear();
+
+    starter.start(created);
+
+    assertThat(COMMANDS.from(any -> true)).contains("find " + Collections.TASKS);
+    assertThat(subAgentOf(created).settings().model()).isEqualTo("chat-model");
+  }
+
+  @Test
   void theSystemPromptAndTheInstructionTakeOneWriteForTheirPlacesAndOneInsert() {
     TaskCreated created = created(storedTask(null, null));
     COMMANDS.clear();
@@ -363,14 +386,20 @@ class SubAgentStarterTest {
             List.of()));
   }
 
+  /** The task's event as its creator publishes it, carrying what the start needs. */
   private static TaskCreated created(Task task) {
+    return UnstartedTaskSweep.createdOf(task);
+  }
+
+  /** An event published before events carried the start. */
+  private static TaskCreated withoutStart(TaskCreated created) {
     return new TaskCreated(
-        Ids.derived(task.id(), "created"),
-        task.createdAt(),
-        task.id(),
-        task.chatId(),
-        task.agent(),
-        task.instruction());
+        created.eventId(),
+        created.occurredAt(),
+        created.taskId(),
+        created.chatId(),
+        created.agent(),
+        created.instruction());
   }
 
   private static TaskCreated withLimits(TaskCreated created, TaskCreated.Limits limits) {
@@ -384,7 +413,8 @@ class SubAgentStarterTest {
         null,
         null,
         null,
-        limits);
+        limits,
+        created.start());
   }
 
   private static SubAgent subAgentOf(TaskCreated created) {
