@@ -22,9 +22,7 @@ import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
-import org.springframework.data.mongodb.core.query.BasicQuery;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.data.mongodb.core.query.Update;
@@ -36,9 +34,9 @@ import org.springframework.data.mongodb.core.query.Update;
  *
  * <p>A chat's messages are decided one at a time, in the order they were stored, each seeing what
  * the one before it led to. Whoever decides a chat holds it with a lease ({@link Leases}, the
- * chat's {@code deciding} field) while it decides the oldest message awaiting a decision, then
- * offers the chat again while one awaits. A message whose event finds the chat held is taken up
- * after the holder lets go. The {@link dev.agentrt.store.LeaseSweeper} renews the holds while this
+ * chat's {@code deciding} field) while it decides the oldest message awaiting a decision, and goes
+ * on to the next while one awaits that was posted while it held the chat (its event found the chat
+ * held, and marked it). The {@link dev.agentrt.store.LeaseSweeper} renews the holds while this
  * instance lives, then {@link #sweep} offers the chats with messages awaiting a decision: those of
  * an orchestrator that died (its hold expired) and those whose event was lost. Deciding a message
  * twice (a hold lost to a long pause) does no harm: an outcome is written once, under an id derived
@@ -58,6 +56,9 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
   private static final String FAILED_ATTEMPTS = "failedDecisions";
 
   private static final String TRIED = "decisionTried";
+
+  /** On a chat: a message was posted while the chat was held; its holder decides it. */
+  static final String POSTED_WHILE_HELD = "postedWhileHeld";
 
   private final MongoTemplate mongo;
   private final BulkWrites writes;
@@ -85,12 +86,27 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
   }
 
   /**
-   * Takes up the chat's messages that await a decision, unless someone decides the chat already.
+   * Takes up the chat's messages that await a decision, unless someone decides the chat already:
+   * then the chat is marked ({@value #POSTED_WHILE_HELD}) so that its holder decides them before it
+   * lets go, and taken again, in case the holder let go before the mark.
    */
   void offer(String chatId) {
+    if (take(chatId)) {
+      return;
+    }
+    writes.update(
+        Query.query(Criteria.where("_id").is(chatId)),
+        new Update().set(POSTED_WHILE_HELD, true),
+        Collections.CHATS);
+    take(chatId);
+  }
+
+  private boolean take(String chatId) {
     if (holds.take(chatId, new Criteria(), new Update())) {
       holds.run(chatId, deciders, () -> decideAwaiting(chatId));
+      return true;
     }
+    return false;
   }
 
   @Override
@@ -119,34 +135,53 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
   }
 
   /**
-   * Decides the chat's oldest message awaiting a decision, lets go of the chat, then offers it
-   * again if another message awaits: the next of several, or one stored while the chat was held,
-   * whose event found it held. One message per hold: asking for the next before letting go would
-   * cost a round trip for every message, and the one after letting go is needed anyway. The take,
-   * the message's mark and the end of the hold go out with the process's other writes ({@link
-   * BulkWrites}): under load, those of many chats in one command each.
+   * Decides the chat's oldest message awaiting a decision and lets go of the chat, unless messages
+   * were posted while it was held ({@value #POSTED_WHILE_HELD}), or the message taken was tried
+   * before (its decider died, and others may have waited behind it): then it decides every message
+   * that awaits, oldest first, until none does, and lets go only if none was posted meanwhile. So a
+   * message costs no look for another one unless one came. The mark is set before the poster's
+   * second take and the end of the hold matches only without it, so no message is left undecided.
+   * The take, the message's mark and the end of the hold go out with the process's other writes
+   * ({@link BulkWrites}): under load, those of many chats in one command each.
    */
   private void decideAwaiting(String chatId) {
     try {
-      Taken next = takeOldestAwaiting(chatId);
-      if (next != null) {
-        publish.accept(decide(next));
-        writes.update(
-            Query.query(Criteria.where("_id").is(next.message().id())),
-            new Update().unset(ChatMessage.AWAITING_DECISION).unset(FAILED_ATTEMPTS).unset(TRIED),
-            Collections.CHAT_MESSAGES);
+      boolean untilNone = false;
+      while (true) {
+        Taken next = takeOldestAwaiting(chatId);
+        if (next != null) {
+          publish.accept(decide(next));
+          writes.update(
+              Query.query(Criteria.where("_id").is(next.message().id())),
+              new Update().unset(ChatMessage.AWAITING_DECISION).unset(FAILED_ATTEMPTS).unset(TRIED),
+              Collections.CHAT_MESSAGES);
+          untilNone |= next.triedBefore();
+          if (untilNone) {
+            continue;
+          }
+        }
+        holds.done(chatId);
+        if (holds.endIfUnchanged(
+            chatId,
+            Criteria.where(POSTED_WHILE_HELD).exists(false),
+            new Update().unset("deciding"))) {
+          return;
+        }
+        // Posted while held; or the hold was lost, and whoever holds the chat now decides it.
+        if (!holds.takeNext(
+            chatId,
+            Criteria.where(POSTED_WHILE_HELD).exists(true),
+            new Update().unset(POSTED_WHILE_HELD))) {
+          return;
+        }
+        untilNone = true;
       }
-      writes.update(holds.done(chatId), new Update().unset("deciding"), Collections.CHATS);
     } catch (RuntimeException e) {
       if (Thread.currentThread().isInterrupted()) {
         return; // stopping (close() lets go of the chat), or the hold was lost
       }
       log.warn("deciding chat {} stopped, the sweep takes it up again: {}", chatId, e.toString());
       holds.release(chatId);
-      return;
-    }
-    if (oldestAwaiting(chatId) != null) {
-      offer(chatId);
     }
   }
 
@@ -207,12 +242,6 @@ class ChatDecisions implements LeasedWork, AutoCloseable {
         ? null
         : new Taken(
             mongo.getConverter().read(ChatMessage.class, before), before.containsKey(TRIED));
-  }
-
-  private @Nullable ChatMessage oldestAwaiting(String chatId) {
-    return mongo.findOne(
-        new BasicQuery(awaiting(chatId)).with(Sort.by("createdAt", "_id")).limit(1),
-        ChatMessage.class);
   }
 
   private static Document awaiting(String chatId) {

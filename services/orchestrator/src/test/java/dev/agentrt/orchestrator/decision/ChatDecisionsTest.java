@@ -13,6 +13,7 @@ import dev.agentrt.orchestrator.testing.Stored;
 import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Collections;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.RunLedger;
@@ -20,6 +21,7 @@ import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.Task;
 import dev.agentrt.testing.CountingThreads;
 import dev.agentrt.testing.InMemoryMongo;
+import dev.agentrt.testing.MongoGate;
 import dev.agentrt.testing.ScriptedModel;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,6 +34,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -56,6 +59,8 @@ class ChatDecisionsTest {
   private static final LeaseProperties LEASES =
       new LeaseProperties(Duration.ofSeconds(20), Duration.ofSeconds(5));
 
+  private static final MongoGate GATE = new MongoGate();
+
   private static InMemoryMongo mongoServer;
   private static MongoTemplate mongo;
   private static BulkWrites writes;
@@ -71,7 +76,7 @@ class ChatDecisionsTest {
 
   @BeforeAll
   static void startMongo() {
-    mongoServer = InMemoryMongo.start();
+    mongoServer = InMemoryMongo.start(GATE);
     mongo = mongoServer.template();
     writes = new BulkWrites(mongo);
   }
@@ -144,13 +149,59 @@ class ChatDecisionsTest {
     assertThat(answered(second)).isTrue();
     assertThat(answered(third)).isTrue();
     assertThat(threads.started())
-        .as("a hold, and its thread, per message: each taken as the one before let go")
-        .isEqualTo(3);
+        .as("the messages posted while the chat was held are decided by its holder")
+        .isEqualTo(1);
     // The hold ends after the last message's flag goes: wait for that write.
     await()
         .alias("let go when done")
         .atMost(Duration.ofSeconds(10))
         .until(() -> mongo.findById("chat", Chat.class).deciding() == null);
+    assertThat(chatDocument("chat")).doesNotContainKey(ChatDecisions.POSTED_WHILE_HELD);
+  }
+
+  /**
+   * The holder lets go of the chat after the message's event found it held, and before the event
+   * marked it: the mark finds nobody to tell, and the event takes the chat itself.
+   */
+  @Test
+  void aMessageWhoseChatIsLetGoJustBeforeItsEventMarksItIsDecidedAllTheSame() {
+    stored.chat("chat", null);
+    ChatMessage hello = stored.userMessage("chat", "Hello");
+    heldBy("chat", "other orchestrator", Instant.now().plusSeconds(60));
+    GATE.before(
+        "update " + Collections.CHATS,
+        command -> command.toJson().contains(ChatDecisions.POSTED_WHILE_HELD + "\": true"),
+        () ->
+            mongo.updateFirst(
+                Query.query(Criteria.where("_id").is("chat")),
+                new Update().unset("deciding"),
+                Chat.class));
+
+    decisions.offer("chat");
+
+    assertThat(GATE.opened()).isTrue();
+    await().atMost(Duration.ofSeconds(10)).until(() -> answered(hello));
+    await()
+        .alias("the stale mark is cleared as the chat is let go")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> !chatDocument("chat").containsKey(ChatDecisions.POSTED_WHILE_HELD));
+    assertThat(mongo.findById("chat", Chat.class).deciding()).isNull();
+  }
+
+  /** A message that comes when nothing else awaits: decided, the chat let go, nothing marked. */
+  @Test
+  void aMessageAloneIsDecidedAndItsChatLetGoWithoutAMark() {
+    stored.chat("chat", null);
+    ChatMessage hello = stored.userMessage("chat", "Hello");
+
+    decisions.offer("chat");
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> answered(hello));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> mongo.findById("chat", Chat.class).deciding() == null);
+    assertThat(chatDocument("chat")).doesNotContainKey(ChatDecisions.POSTED_WHILE_HELD);
+    assertThat(threads.started()).isEqualTo(1);
   }
 
   @Test
@@ -165,6 +216,9 @@ class ChatDecisionsTest {
     assertThat(threads.started()).isZero();
     assertThat(mongo.findById("chat", Chat.class).deciding().holder())
         .isEqualTo("other orchestrator");
+    assertThat(chatDocument("chat"))
+        .as("marked for its holder to decide before it lets go")
+        .containsEntry(ChatDecisions.POSTED_WHILE_HELD, true);
   }
 
   @Test
@@ -423,6 +477,10 @@ class ChatDecisionsTest {
         .stream()
         .map(ChatMessage::id)
         .toList();
+  }
+
+  private static Document chatDocument(String chatId) {
+    return mongo.getCollection(Collections.CHATS).find(new Document("_id", chatId)).first();
   }
 
   private static void heldBy(String chatId, String holder, Instant until) {
