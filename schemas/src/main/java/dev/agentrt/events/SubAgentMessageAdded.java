@@ -72,6 +72,8 @@ public record SubAgentMessageAdded(
    * @param limits the chat's limits; null: none
    * @param rootTaskId for a child task's sub-agent, the root of its tree
    * @param callerDeadline for a child task's sub-agent, the deadline of the call it answers
+   * @param usageApart whether its turns are summed on its task only, not on its chat too; null on
+   *     events published before sub-agents said so
    */
   public record Start(
       String agent,
@@ -80,7 +82,8 @@ public record SubAgentMessageAdded(
       @Nullable String model,
       TaskCreated.@Nullable Limits limits,
       @Nullable String rootTaskId,
-      @Nullable Instant callerDeadline) {}
+      @Nullable Instant callerDeadline,
+      @Nullable Boolean usageApart) {}
 
   /**
    * This event, carrying its message and, for an instruction that starts a sub-agent, the start.

@@ -97,7 +97,7 @@ final class SampleEvents {
             "user",
             new SubAgentMessageAdded.Carried("Research Kafka", null),
             new SubAgentMessageAdded.Start(
-                "researcher", "sam-0", "You research.", null, null, null, null)),
+                "researcher", "sam-0", "You research.", null, null, null, null, null)),
         new SubAgentMessageAdded(
             id(),
             NOW,
@@ -114,7 +114,8 @@ final class SampleEvents {
                 "gpt-4o-mini",
                 new TaskCreated.Limits(4, null, 600L),
                 "task-1",
-                NOW.plusSeconds(60))),
+                NOW.plusSeconds(60),
+                true)),
         new ToolCallRequested(id(), NOW, "call-1", "sub-1", "task-1", "chat-1", "search_docs"),
         new ToolCallRequested(
             id(),

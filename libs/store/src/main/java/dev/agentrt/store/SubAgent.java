@@ -86,18 +86,34 @@ public record SubAgent(
    * @param callerDeadline for the sub-agent of a child task, the deadline of the call it answers
    *     ({@link Task.Delegation#deadline}): every run of it ends by then, whenever its own clock
    *     started; set by agent-init, and again by each later call with its conversation id
+   * @param usageApart whether its turns are summed on its task only, not on its chat too ({@link
+   *     Task#usageApart}, which its task says as well); null for a sub-agent made before
    */
   public record Settings(
       @Nullable String model,
       @Nullable ChatLimits limits,
       @Nullable String rootTaskId,
-      @Nullable Instant callerDeadline) {
+      @Nullable Instant callerDeadline,
+      @Nullable Boolean usageApart) {
 
     /** The field a later call sets. */
     public static final String CALLER_DEADLINE = "settings.callerDeadline";
 
+    public Settings(
+        @Nullable String model,
+        @Nullable ChatLimits limits,
+        @Nullable String rootTaskId,
+        @Nullable Instant callerDeadline) {
+      this(model, limits, rootTaskId, callerDeadline, null);
+    }
+
     public Settings(@Nullable String model, @Nullable ChatLimits limits) {
       this(model, limits, null, null);
+    }
+
+    /** Whether its turns count on its chat as well as on its task: made before they did not. */
+    public boolean countOnChat() {
+      return !Boolean.TRUE.equals(usageApart);
     }
   }
 }

@@ -351,7 +351,8 @@ public class SubAgentConversations {
             settings == null ? null : settings.model(),
             settings == null || settings.limits() == null ? null : settings.limits().carried(),
             settings == null ? null : settings.rootTaskId(),
-            settings == null ? null : settings.callerDeadline()));
+            settings == null ? null : settings.callerDeadline(),
+            settings == null ? null : settings.usageApart()));
   }
 
   /** The whole conversation, in order: the model's context. */

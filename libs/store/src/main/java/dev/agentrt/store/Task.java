@@ -27,6 +27,10 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
  *     model_error}, {@code step_limit_exceeded}, …); else null
  * @param planNode whether a plan started it, as one of its nodes (the plan names the task); null
  *     for tasks stored before tasks said so, whose plan, if any, is looked up
+ * @param usageApart whether its turns and answers are summed in {@link #usage} only, not in its
+ *     chat's too: the chat's usage is then read as the chat's own sums plus those of its tasks that
+ *     say this. Set as its sub-agent is put on it (whose settings say the same); null for a task
+ *     started before, whose turns its chat's sums hold as well
  */
 @Document(Collections.TASKS)
 public record Task(
@@ -49,9 +53,13 @@ public record Task(
     @Nullable Instant endedAt,
     @Nullable Routing routing,
     @Nullable String failureReason,
-    @Nullable Boolean planNode) {
+    @Nullable Boolean planNode,
+    @Nullable Boolean usageApart) {
 
   public static final String TYPE_AGENT = "agent";
+
+  /** The field of {@link #usageApart}. */
+  public static final String USAGE_APART = "usageApart";
 
   /** The field of {@link #failureReason}, which the services that fail a task set. */
   public static final String FAILURE_REASON = "failureReason";
@@ -155,6 +163,51 @@ public record Task(
    *     agents.yml): the decision's confidence was too low, or the task re-routes a failed one
    */
   public record Routing(double confidence, String reason, boolean fallback) {}
+
+  public Task(
+      String id,
+      String chatId,
+      String type,
+      String agent,
+      String instruction,
+      @Nullable String model,
+      TaskStatus status,
+      @Nullable String subAgentId,
+      @Nullable String result,
+      @Nullable String error,
+      @Nullable Usage usage,
+      Instant createdAt,
+      Instant updatedAt,
+      List<OutboxEntry> outbox,
+      @Nullable Delegation delegation,
+      @Nullable Instant startedAt,
+      @Nullable Instant endedAt,
+      @Nullable Routing routing,
+      @Nullable String failureReason,
+      @Nullable Boolean planNode) {
+    this(
+        id,
+        chatId,
+        type,
+        agent,
+        instruction,
+        model,
+        status,
+        subAgentId,
+        result,
+        error,
+        usage,
+        createdAt,
+        updatedAt,
+        outbox,
+        delegation,
+        startedAt,
+        endedAt,
+        routing,
+        failureReason,
+        planNode,
+        null);
+  }
 
   public Task(
       String id,

@@ -7,11 +7,12 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.annotation.PersistenceCreator;
 
 /**
- * The model turns summed on a chat or a task ({@code usage} of the document), or of a sub-agent
- * (summed from its conversation when read, {@link #summed}): the tokens of every stored turn, how
- * many turns, and the same split by model (for pricing; a turn that asked for no model in
- * particular counts under the default model). A document's is only ever changed by {@link
- * UsageCounter}'s {@code $inc}; a document no turn has counted on yet has none.
+ * The model turns summed on a chat or a task ({@code usage} of the document; a chat's holds only
+ * what no task of it counts, see {@link Task#usageApart}), or of a sub-agent (summed from its
+ * conversation when read, {@link #summed}): the tokens of every stored turn, how many turns, and
+ * the same split by model (for pricing; a turn that asked for no model in particular counts under
+ * the default model). A document's is only ever changed by {@link UsageCounter}'s {@code $inc}; a
+ * document no turn has counted on yet has none.
  *
  * @param models per model, under keys made by {@link UsageCounter#key}: read them with {@link
  *     #byModel()}
@@ -28,7 +29,15 @@ public record Usage(
   public Usage {}
 
   /** One model's share of the sums. */
-  public record ModelTokens(long promptTokens, long completionTokens, long turns) {}
+  public record ModelTokens(long promptTokens, long completionTokens, long turns) {
+
+    ModelTokens plus(ModelTokens other) {
+      return new ModelTokens(
+          promptTokens + other.promptTokens(),
+          completionTokens + other.completionTokens(),
+          turns + other.turns());
+    }
+  }
 
   /**
    * The sums per model name; the key {@code null} stands for the default model (turns that named
@@ -62,13 +71,25 @@ public record Usage(
       models.merge(
           UsageCounter.key(message.model()),
           new ModelTokens(tokens.promptTokens(), tokens.completionTokens(), 1),
-          (a, b) ->
-              new ModelTokens(
-                  a.promptTokens() + b.promptTokens(),
-                  a.completionTokens() + b.completionTokens(),
-                  a.turns() + b.turns()));
+          ModelTokens::plus);
     }
     return turns == 0 ? NONE : new Usage(prompt, completion, turns, models);
+  }
+
+  /** These sums and {@code other}'s, model by model. */
+  public Usage plus(@Nullable Usage other) {
+    if (other == null || other.turns() == 0 && other.promptTokens() == 0) {
+      return this;
+    }
+    Map<String, ModelTokens> sums = new LinkedHashMap<>(models == null ? Map.of() : models);
+    if (other.models() != null) {
+      other.models().forEach((key, tokens) -> sums.merge(key, tokens, ModelTokens::plus));
+    }
+    return new Usage(
+        promptTokens + other.promptTokens(),
+        completionTokens + other.completionTokens(),
+        turns + other.turns(),
+        sums);
   }
 
   /** The sums of a document that may have none yet. */

@@ -251,7 +251,7 @@ class SubAgentConversationsTest {
             at,
             at,
             null,
-            new SubAgent.Settings("m", new ChatLimits(3, null, null), "root", at));
+            new SubAgent.Settings("m", new ChatLimits(3, null, null), "root", at, true));
     String longest = "x".repeat(SubAgentConversations.MAX_CARRIED);
 
     SubAgentMessageAdded carrying =
@@ -267,7 +267,8 @@ class SubAgentConversationsTest {
                 "m",
                 new TaskCreated.Limits(3, null, null),
                 "root",
-                at));
+                at,
+                true));
     SubAgentMessageAdded plain =
         SubAgentConversations.added(subAgent, "i", SubAgentMessage.USER, at);
     assertThat(SubAgentConversations.addedStarting(subAgent, "p", longest + "x", "i", "R", at))

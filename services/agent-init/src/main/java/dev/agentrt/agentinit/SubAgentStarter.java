@@ -169,7 +169,8 @@ class SubAgentStarter {
 
   /**
    * Links the task to its sub-agent, {@code created → running}, by a write that matches only a
-   * {@code created} task.
+   * {@code created} task; the task's usage is kept apart from its chat's as its sub-agent's is
+   * ({@link Task#usageApart}: the sub-agent found, made before, may not keep it apart).
    *
    * @return true when the task is this sub-agent's and not cancelled (linked now, or by an earlier
    *     delivery of the event); false when it was cancelled (or ended) before it was linked, or
@@ -182,6 +183,9 @@ class SubAgentStarter {
             new Update()
                 .set("subAgentId", subAgent.id())
                 .set("status", TaskStatus.running)
+                .set(
+                    Task.USAGE_APART,
+                    subAgent.settings() == null ? null : subAgent.settings().usageApart())
                 .set("startedAt", now)
                 .set("updatedAt", now),
             FindAndModifyOptions.options().returnNew(true),
@@ -243,7 +247,8 @@ class SubAgentStarter {
                     ? ChatLimits.of(created.chatLimits())
                     : chatLimits(created.chatId()),
                 delegation == null ? null : delegation.rootTaskId(),
-                delegation == null ? null : delegation.deadline()));
+                delegation == null ? null : delegation.deadline(),
+                true));
     return writes.insertOrFind(fresh).document();
   }
 

@@ -113,10 +113,16 @@ class SubAgentStarterTest {
 
     SubAgent subAgent = subAgentOf(created);
     assertThat(subAgent.status()).isEqualTo(SubAgentStatus.active);
-    assertThat(subAgent.settings()).isEqualTo(new SubAgent.Settings("chat-model", limits));
+    assertThat(subAgent.settings())
+        .isEqualTo(new SubAgent.Settings("chat-model", limits, null, null, true));
     assertThat(mongo.findById(created.taskId(), Task.class))
         .satisfies(t -> assertThat(t.status()).isEqualTo(TaskStatus.running))
-        .satisfies(t -> assertThat(t.subAgentId()).isEqualTo(subAgent.id()));
+        .satisfies(t -> assertThat(t.subAgentId()).isEqualTo(subAgent.id()))
+        .satisfies(
+            t ->
+                assertThat(t.usageApart())
+                    .as("its usage kept apart from the chat's, as its sub-agent's")
+                    .isTrue());
     List<SubAgentMessage> messages = new SubAgentConversations(mongo).messages(subAgent.id());
     assertThat(messages)
         .extracting(SubAgentMessage::role)
@@ -171,7 +177,8 @@ class SubAgentStarterTest {
                 "chat-model",
                 new TaskCreated.Limits(4, null, null),
                 null,
-                null));
+                null,
+                true));
   }
 
   /**
@@ -265,7 +272,8 @@ class SubAgentStarterTest {
     assertThat(COMMANDS.from(any -> true)).doesNotContain("find " + Collections.CHATS);
     assertThat(subAgentOf(carrying).settings().limits())
         .isEqualTo(new ChatLimits(4, 20_000L, null));
-    assertThat(subAgentOf(none).settings()).isEqualTo(new SubAgent.Settings(null, null));
+    assertThat(subAgentOf(none).settings())
+        .isEqualTo(new SubAgent.Settings(null, null, null, null, true));
   }
 
   @Test
@@ -276,7 +284,7 @@ class SubAgentStarterTest {
 
     assertThat(subAgentOf(created).settings())
         .as("stored and read back: present, so the loop reads neither the task nor the chat")
-        .isEqualTo(new SubAgent.Settings(null, null));
+        .isEqualTo(new SubAgent.Settings(null, null, null, null, true));
   }
 
   @Test
@@ -290,7 +298,7 @@ class SubAgentStarterTest {
 
     assertThat(subAgentOf(created(child)).settings())
         .as("every run of it ends by its caller's deadline, however late its own clock starts")
-        .isEqualTo(new SubAgent.Settings(null, limits, caller.id(), deadline));
+        .isEqualTo(new SubAgent.Settings(null, limits, caller.id(), deadline, true));
   }
 
   @Test

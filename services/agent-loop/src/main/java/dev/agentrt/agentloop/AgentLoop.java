@@ -689,7 +689,7 @@ class AgentLoop {
       List<String> problems = schemaProblems(agent, answer);
       long used = tokensUsed(conversation, stored.get());
       // The step's end, a budget warning when due and a kept final answer's run end: one append
-      // (one insert), which adds the answer's tokens to the chat's usage.
+      // (one insert), with the answer's tokens for the chat's usage when they count there.
       List<RunLedger.Step> recorded = new ArrayList<>(3);
       recorded.add(stepEnd(subAgent, step, turn, modelName, reply, answer, latencyMs, problems));
       if (used >= run.warnTokens()) {

@@ -136,7 +136,8 @@ final class KnownConversations {
                 start.model(),
                 start.limits() == null ? null : ChatLimits.of(start.limits()),
                 start.rootTaskId(),
-                start.callerDeadline()));
+                start.callerDeadline(),
+                start.usageApart()));
     SubAgentMessage systemPrompt =
         new SubAgentMessage(
             start.systemPromptId(),

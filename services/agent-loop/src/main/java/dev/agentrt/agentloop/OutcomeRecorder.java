@@ -104,7 +104,8 @@ class OutcomeRecorder {
    * stored, which is another one when the turn was taken again after its lease expired and answered
    * first by the other worker: only calls a stored message asked for are ever recorded, so none
    * runs that no message asked for. The write that inserts the message adds its tokens to the sums
-   * of the task, and to its tree's run (the chat's go with the step's end: {@link
+   * of the task, and to its tree's run (a sub-agent made before tasks kept their usage apart from
+   * their chat's also adds them to the chat's, with the step's end: {@link
    * StoredAnswer#chatUsage}): the task's own write counts it for a task the orchestrator started
    * (no extra round trip); a child's turn adds one write, to its root's run. A task that started no
    * child task has no other turns in its run than its own, whose sum its conversation gives: its
@@ -195,7 +196,9 @@ class OutcomeRecorder {
         usage.add(Task.class, subAgent.taskId(), model, tokens, 1);
         runTokens = usage.addToTree(root, tokens);
       }
-      chatUsage = UsageCounter.counts(model, tokens, 1);
+      if (subAgent.settings() == null || subAgent.settings().countOnChat()) {
+        chatUsage = UsageCounter.counts(model, tokens, 1);
+      }
     }
     return Optional.of(new StoredAnswer(stored.message(), runTokens, chatUsage));
   }
@@ -206,7 +209,8 @@ class OutcomeRecorder {
    * when this answer was stored before (it counted then), or when the run is the task's turns alone
    * (its conversation's sum is the run's). With what the answer adds to its chat's usage, which the
    * step's end adds with its run event ({@link RunLedger#append(SubAgent, String, String, Map,
-   * Map)}); nothing when it was stored before.
+   * Map)}); nothing when it was stored before, or when its task keeps its usage apart ({@link
+   * Task#usageApart}): the chat's is then read as its own plus its tasks'.
    */
   record StoredAnswer(SubAgentMessage answer, long runTokens, Map<String, Long> chatUsage) {}
 

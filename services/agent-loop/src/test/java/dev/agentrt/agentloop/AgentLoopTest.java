@@ -209,7 +209,7 @@ class AgentLoopTest {
                 now,
                 now,
                 null,
-                new SubAgent.Settings(taskModel, null))); // as agent-init stores it
+                new SubAgent.Settings(taskModel, null, null, null, true))); // as agent-init does
     mongo.insert(
         new Task(
             taskId,
@@ -225,7 +225,14 @@ class AgentLoopTest {
             null,
             now,
             now,
-            List.of()));
+            List.of(),
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            true));
     append(SubAgentMessage.SYSTEM, "You research.", null);
     append(SubAgentMessage.USER, "Research Kafka", null);
   }
@@ -1596,11 +1603,11 @@ class AgentLoopTest {
   }
 
   /**
-   * The chat's sums are added by the write that takes the step's end's position in the chat's
-   * ledger: the turn writes no other update to the chat.
+   * The task keeps its usage apart from its chat's, which is read as the chat's own plus its
+   * tasks': a turn writes nothing to the chat.
    */
   @Test
-  void eachStoredTurnsTokensAreOnItsMessageAndSummedOnTheSubAgentTheTaskAndTheChat() {
+  void eachStoredTurnsTokensAreOnItsMessageAndSummedOnTheSubAgentAndTheTask() {
     COMMANDS.clear();
     model
         .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
@@ -1626,11 +1633,41 @@ class AgentLoopTest {
     Usage expected = new Usage(310, 50, 2, null);
     assertThat(sums(Usage.summed(conversations.messages(subAgent.id())))).isEqualTo(expected);
     assertThat(sums(task().usage())).isEqualTo(expected);
-    assertThat(sums(chat().usage())).isEqualTo(expected);
-    assertThat(chat().usage().byModel()).containsOnlyKeys((String) null);
+    assertThat(task().usage().byModel()).containsOnlyKeys((String) null);
+    assertThat(chat().usage()).as("the chat's own sums: none of its tasks' turns").isNull();
     assertThat(runTokens()).as("the run's, on its task").isEqualTo(360);
     assertThat(COMMANDS.from(t -> true))
-        .as("the chat's sums go out in the shared bulk writes; no counter of positions is taken")
+        .doesNotContain("update " + Collections.CHATS, "findAndModify " + Collections.CHATS);
+  }
+
+  /**
+   * A sub-agent made before tasks kept their usage apart: its turns add to its chat's sums as well,
+   * in the write that takes the step's end's position in the chat's ledger (the shared bulk
+   * writes), with no counter of positions taken.
+   */
+  @Test
+  void theTurnsOfASubAgentMadeBeforeUsageWasKeptApartAddToItsChatsSumsToo() {
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.id())),
+        new org.springframework.data.mongodb.core.query.Update().unset("settings.usageApart"),
+        SubAgent.class);
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is(subAgent.taskId())),
+        new org.springframework.data.mongodb.core.query.Update().unset(Task.USAGE_APART),
+        Task.class);
+    COMMANDS.clear();
+    model.then(
+        () ->
+            new ModelReply("Kafka is a log.", List.of(), new ModelReply.Usage(300, 40), "stop", 1));
+
+    loop.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    Usage expected = new Usage(300, 40, 1, null);
+    assertThat(sums(task().usage())).isEqualTo(expected);
+    assertThat(sums(chat().usage())).isEqualTo(expected);
+    assertThat(chat().usage().byModel()).containsOnlyKeys((String) null);
+    assertThat(COMMANDS.from(t -> true))
         .contains("update " + Collections.CHATS)
         .doesNotContain("findAndModify " + Collections.CHATS);
   }
@@ -1688,7 +1725,6 @@ class AgentLoopTest {
     Usage once = new Usage(10, 10, 1, null);
     assertThat(sums(Usage.summed(conversations.messages(subAgent.id())))).isEqualTo(once);
     assertThat(sums(task().usage())).isEqualTo(once);
-    assertThat(sums(chat().usage())).isEqualTo(once);
   }
 
   @Test

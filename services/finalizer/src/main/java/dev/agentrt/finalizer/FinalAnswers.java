@@ -42,8 +42,8 @@ import org.springframework.stereotype.Component;
  * the model was asked in vain). The answer is recorded in the chat's run-event ledger; the caller
  * publishes its outbox. The model asked is the task's ({@code Task.model}; null: the default
  * model); the tokens of its reply are stored on the answer and, when the write inserted it, added
- * to the task's sums and, with the ledger's append of the answer, to the chat's: once per answer,
- * however often the event comes.
+ * to the task's sums and, with the ledger's append of the answer, to the chat's (unless the task
+ * keeps its usage apart): once per answer, however often the event comes.
  */
 @Component
 class FinalAnswers {
@@ -115,9 +115,19 @@ class FinalAnswers {
             idOf(outcome),
             outcome.chatId(),
             task.id(),
+            countOnChat(task),
             task.model(),
             brief(task, told),
             plainAnswer(task, told)));
+  }
+
+  /**
+   * Whether an answer's tokens count on its chat's sums as well as on the task it is linked to:
+   * unless the task keeps its usage apart ({@link Task#usageApart}), when the chat's usage is read
+   * as its own plus its tasks'; always for an answer linked to no task.
+   */
+  static boolean countOnChat(@Nullable Task task) {
+    return task == null || !Boolean.TRUE.equals(task.usageApart());
   }
 
   /**
@@ -125,6 +135,7 @@ class FinalAnswers {
    *
    * @param answerId the answer's id, derived from what it answers
    * @param taskId the task the answer is linked to, whose usage it adds to; null for none
+   * @param countOnChat whether its usage adds to its chat's too ({@link #countOnChat})
    * @param model the model that writes it (null: the default)
    * @param outcome what the model is told, in the {@code Agent / Instruction / Outcome / Result or
    *     Error} form of {@link #brief}
@@ -134,6 +145,7 @@ class FinalAnswers {
       String answerId,
       String chatId,
       @Nullable String taskId,
+      boolean countOnChat,
       @Nullable String model,
       String outcome,
       String plain) {}
@@ -178,7 +190,9 @@ class FinalAnswers {
     }
     ledger.message(
         written.document(),
-        counts ? UsageCounter.counts(brief.model(), answer.usage(), 1) : Map.of());
+        counts && brief.countOnChat()
+            ? UsageCounter.counts(brief.model(), answer.usage(), 1)
+            : Map.of());
     return written.document();
   }
 

@@ -5,8 +5,11 @@ import dev.agentrt.store.Plan;
 import dev.agentrt.store.PlanNode;
 import dev.agentrt.store.PlanNodeStatus;
 import dev.agentrt.store.PlanStatus;
+import dev.agentrt.store.Task;
 import java.util.List;
+import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an ended plan's one answer is written from. A plan that succeeded with one sink (a node no
@@ -25,7 +28,11 @@ final class PlanBrief {
     return Ids.derived(planId, PURPOSE);
   }
 
-  static FinalAnswers.Brief of(Plan plan) {
+  /**
+   * @param sinkTask reads the task of a node the answer is linked to (null when it is not stored),
+   *     whose usage the answer adds to
+   */
+  static FinalAnswers.Brief of(Plan plan, Function<String, @Nullable Task> sinkTask) {
     List<PlanNode> sinks = plan.sinks();
     if (plan.status() == PlanStatus.success && sinks.size() == 1) {
       PlanNode sink = sinks.getFirst();
@@ -34,6 +41,7 @@ final class PlanBrief {
           answerId(plan.id()),
           plan.chatId(),
           sink.taskId(),
+          FinalAnswers.countOnChat(sinkTask.apply(sink.taskId())),
           plan.model(),
           head(sink.agent(), plan) + "Outcome: success\nResult: " + result,
           result);
@@ -55,6 +63,7 @@ final class PlanBrief {
           answerId(plan.id()),
           plan.chatId(),
           null,
+          true,
           plan.model(),
           outcome + "Error: " + error,
           "The plan for \"" + plan.request() + "\" could not finish: " + error);
@@ -64,6 +73,7 @@ final class PlanBrief {
         answerId(plan.id()),
         plan.chatId(),
         null,
+        true,
         plan.model(),
         outcome + "Result: " + result,
         result);

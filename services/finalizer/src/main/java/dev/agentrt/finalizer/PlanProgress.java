@@ -119,7 +119,8 @@ class PlanProgress implements LeasedWork {
   private void answer(String planId) {
     try {
       Plan plan = plans.find(planId).orElseThrow();
-      ChatMessage answer = answers.write(PlanBrief.of(plan));
+      ChatMessage answer =
+          answers.write(PlanBrief.of(plan, taskId -> mongo.findById(taskId, Task.class)));
       publish.accept(answer);
       mongo.updateFirst(
           holds.done(planId),

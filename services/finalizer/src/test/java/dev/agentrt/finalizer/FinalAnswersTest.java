@@ -35,6 +35,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.query.Criteria;
+import org.springframework.data.mongodb.core.query.Query;
+import org.springframework.data.mongodb.core.query.Update;
 
 /**
  * The finalizer without a broker: given a task's outcome and the stored chat, expect this answer in
@@ -287,6 +290,24 @@ class FinalAnswersTest {
         .as("the chat's sums in one update, whether the answer was stored before or not")
         .filteredOn(("update " + Collections.CHATS)::equals)
         .hasSize(1);
+  }
+
+  /** The chat's usage is then read as the chat's own plus its tasks': nothing goes to the chat. */
+  @Test
+  void theAnswerOfATaskThatKeepsItsUsageApartCountsOnTheTaskAlone() {
+    mongo.updateFirst(
+        Query.query(Criteria.where("_id").is("task-1")),
+        new Update().set(Task.USAGE_APART, true),
+        Task.class);
+    model.replies("Kafka is a distributed log.");
+    COMMANDS.clear();
+
+    answers.write(TaskOutcome.of(completed("Kafka is a distributed log.")));
+
+    assertThat(mongo.findById("task-1", Task.class).usage())
+        .isEqualTo(new Usage(10, 10, 1, Map.of("(default)", new Usage.ModelTokens(10, 10, 1))));
+    assertThat(mongo.findById(CHAT, Chat.class).usage()).isNull();
+    assertThat(COMMANDS.from(thread -> true)).doesNotContain("update " + Collections.CHATS);
   }
 
   @Test

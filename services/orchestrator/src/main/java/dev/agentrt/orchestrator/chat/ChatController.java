@@ -5,12 +5,14 @@ import dev.agentrt.orchestrator.models.Pricing;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Usage;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Positive;
 import jakarta.validation.constraints.Size;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
@@ -87,14 +89,14 @@ class ChatController {
       @Nullable ChatLimits limits,
       Instant createdAt,
       UsageView usage) {
-    static ChatView of(Chat chat, Pricing pricing) {
+    static ChatView of(Chat chat, Usage usage, Pricing pricing) {
       return new ChatView(
           chat.id(),
           chat.title(),
           chat.model(),
           chat.limits(),
           chat.createdAt(),
-          UsageView.of(chat.usage(), pricing));
+          UsageView.of(usage, pricing));
     }
   }
 
@@ -150,12 +152,15 @@ class ChatController {
               + ", "
               + size);
     }
-    return access.list(page, size).stream().map(chat -> ChatView.of(chat, pricing)).toList();
+    List<Chat> listed = access.list(page, size);
+    Map<String, Usage> usage = tasks.usageOf(listed);
+    return listed.stream().map(chat -> ChatView.of(chat, usage.get(chat.id()), pricing)).toList();
   }
 
   @GetMapping("/{chatId}")
   ChatView chat(@PathVariable String chatId) {
-    return ChatView.of(found(access.readable(chatId), chatId), pricing);
+    Chat chat = found(access.readable(chatId), chatId);
+    return ChatView.of(chat, tasks.usageOf(List.of(chat)).get(chat.id()), pricing);
   }
 
   @PostMapping("/{chatId}/messages")

@@ -1,11 +1,16 @@
 package dev.agentrt.orchestrator.chat;
 
 import dev.agentrt.orchestrator.models.Pricing;
+import dev.agentrt.store.Chat;
+import dev.agentrt.store.Collections;
 import dev.agentrt.store.Task;
+import dev.agentrt.store.Usage;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.bson.Document;
 import org.springframework.data.domain.Sort;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
@@ -42,6 +47,30 @@ class ChatTasks {
     return tasks.stream()
         .map(t -> TaskView.of(t, pricing, children.getOrDefault(t.id(), List.of())))
         .toList();
+  }
+
+  /**
+   * The usage of each chat: the chat's own sums (its decisions, and the answers and turns of tasks
+   * that do not keep their usage apart) plus those of its tasks that do ({@link Task#usageApart}),
+   * read with one query for all the chats.
+   */
+  Map<String, Usage> usageOf(Collection<Chat> chats) {
+    Map<String, Usage> usage = new HashMap<>();
+    chats.forEach(chat -> usage.put(chat.id(), Usage.of(chat.usage())));
+    if (usage.isEmpty()) {
+      return usage;
+    }
+    Query apart =
+        Query.query(Criteria.where("chatId").in(usage.keySet()).and(Task.USAGE_APART).is(true));
+    apart.fields().include("chatId", "usage");
+    for (Document task : mongo.find(apart, Document.class, Collections.TASKS)) {
+      Document sums = task.get("usage", Document.class);
+      if (sums != null) {
+        usage.merge(
+            task.getString("chatId"), mongo.getConverter().read(Usage.class, sums), Usage::plus);
+      }
+    }
+    return usage;
   }
 
   /** The ids of the task's children, oldest first. */

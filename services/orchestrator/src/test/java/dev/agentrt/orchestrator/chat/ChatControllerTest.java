@@ -30,6 +30,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -245,6 +246,60 @@ class ChatControllerTest {
         .andExpect(jsonPath("$[0].usage.promptTokens").value(3_000))
         .andExpect(jsonPath("$[0].usage.turns").value(2))
         .andExpect(jsonPath("$[0].usage.costUsd").value(0.00069));
+  }
+
+  /**
+   * A task that keeps its usage apart (all those started since tasks did) is summed into its chat's
+   * when read; one that does not is in the chat's own sums already, and is not added again.
+   */
+  @Test
+  void aChatsUsageIsItsOwnPlusThatOfItsTasksThatKeepTheirsApart() throws Exception {
+    mongo.insert(new Chat("chat-1", "t", "fast", Instant.now(), null, null, null));
+    mongo.insert(new Chat("chat-2", "u", "fast", Instant.now(), null, null, null));
+    UsageCounter usage = new UsageCounter(mongo);
+    usage.add(Chat.class, "chat-1", "fast", new TurnUsage(1_000, 100), 1); // a decision
+    usage.add(Chat.class, "chat-1", "fast", new TurnUsage(3_000, 400), 2); // the legacy task's
+    usage.add(Task.class, task("legacy", "chat-1", null), "fast", new TurnUsage(3_000, 400), 2);
+    usage.add(Task.class, task("apart", "chat-1", true), "fast", new TurnUsage(500, 50), 1);
+    usage.add(Task.class, task("other", "chat-2", true), null, new TurnUsage(7, 3), 1);
+
+    http.perform(get("/api/chats/chat-1"))
+        .andExpect(jsonPath("$.usage.promptTokens").value(4_500))
+        .andExpect(jsonPath("$.usage.completionTokens").value(550))
+        .andExpect(jsonPath("$.usage.turns").value(4));
+    http.perform(get("/api/chats"))
+        .andExpect(jsonPath("$[?(@.id == 'chat-1')].usage.turns").value(4))
+        .andExpect(jsonPath("$[?(@.id == 'chat-2')].usage.promptTokens").value(7))
+        .andExpect(jsonPath("$[?(@.id == 'chat-2')].usage.turns").value(1));
+  }
+
+  private static String task(String id, String chatId, @Nullable Boolean usageApart) {
+    Instant now = Instant.now();
+    return mongo
+        .insert(
+            new Task(
+                id,
+                chatId,
+                Task.TYPE_AGENT,
+                "researcher",
+                "Research Kafka",
+                null,
+                TaskStatus.success,
+                "sub-" + id,
+                "A log.",
+                null,
+                null,
+                now,
+                now,
+                List.of(),
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                usageApart))
+        .id();
   }
 
   @Test
