@@ -32,7 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -617,31 +616,21 @@ class AgentLoop {
     TurnRequests.Turn request;
     ModelReply reply;
     long latencyMs;
-    CompletableFuture<Void> stepStart = CompletableFuture.completedFuture(null);
     try {
       modelName = modelFor(subAgent, agent);
       request = turnRequests.of(agent, conversation.messages(), modelName);
       if (conversation.resultsSinceLastAnswer()) {
         ledger.othersWrote(subAgent.chatId());
       }
-      // Recorded while the model thinks; every write of the turn after the model's reply, its
-      // step_end first, waits for it, so the ledger holds them in the order they happened.
-      stepStart =
-          CompletableFuture.runAsync(
-              () ->
-                  ledger.append(
-                      subAgent,
-                      "step_start/" + id + "/" + seq,
-                      RunEvent.STEP_START,
-                      RunLedger.data(
-                          "step", step, "turn", turn, "stepId", stepId, "model", modelName)),
-              workers);
+      ledger.append(
+          subAgent,
+          "step_start/" + id + "/" + seq,
+          RunEvent.STEP_START,
+          RunLedger.data("step", step, "turn", turn, "stepId", stepId, "model", modelName));
       long started = System.nanoTime();
       reply = model.call(request.request());
       latencyMs = (System.nanoTime() - started) / 1_000_000;
-      stepStart.join();
     } catch (RuntimeException e) {
-      stepStart.exceptionally(failed -> null).join(); // the append logs its own failures
       if (Thread.interrupted()) {
         log.info(
             "turn {} of sub-agent {} stopped while the model thought (cancelled, taken over, or"

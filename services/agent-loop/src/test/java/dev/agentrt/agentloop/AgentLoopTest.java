@@ -363,40 +363,6 @@ class AgentLoopTest {
   }
 
   /**
-   * A turn's {@code step_start} is written while the model thinks, not before it is asked: the
-   * model is asked while that insert is held; the step's end still comes after it in the ledger.
-   */
-  @Test
-  void aStepsStartIsRecordedWhileTheModelThinksAndBeforeItsEnd() {
-    CountDownLatch modelCalled = new CountDownLatch(1);
-    model.then(
-        () -> {
-          modelCalled.countDown();
-          return ScriptedModel.reply("Kafka is a log.", List.of());
-        });
-    java.util.concurrent.atomic.AtomicBoolean askedMeanwhile =
-        new java.util.concurrent.atomic.AtomicBoolean();
-    GATE.before(
-        "insert run_events",
-        insert -> insert.toJson().contains(RunEvent.STEP_START),
-        () -> {
-          try {
-            askedMeanwhile.set(modelCalled.await(5, TimeUnit.SECONDS));
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        });
-
-    loop.wake(subAgent.id());
-
-    await().until(() -> task().status() == TaskStatus.success);
-    assertThat(GATE.opened()).isTrue();
-    assertThat(askedMeanwhile).as("the model asked while step_start was being written").isTrue();
-    assertThat(ledgerTypes())
-        .containsSubsequence(RunEvent.STEP_START, RunEvent.STEP_END, RunEvent.RUN_END);
-  }
-
-  /**
    * A final answer's {@code step_end} and the run's {@code run_end} are one append: one insert into
    * the chat's ledger (the turn's {@code step_start} is the other), at consecutive positions.
    */
