@@ -78,7 +78,7 @@ public record Usage(
 
   /** These sums and {@code other}'s, model by model. */
   public Usage plus(@Nullable Usage other) {
-    if (other == null || other.turns() == 0 && other.promptTokens() == 0) {
+    if (other == null) {
       return this;
     }
     Map<String, ModelTokens> sums = new LinkedHashMap<>(models == null ? Map.of() : models);

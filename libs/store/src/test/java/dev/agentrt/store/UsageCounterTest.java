@@ -37,6 +37,29 @@ class UsageCounterTest {
     server.shutdownNow();
   }
 
+  /** A chat's usage as read: its own sums plus its tasks', model by model. */
+  @Test
+  void sumsAddUpModelByModel() {
+    Usage own = new Usage(10, 1, 1, Map.of("a", new Usage.ModelTokens(10, 1, 1)));
+    Usage task =
+        new Usage(
+            25,
+            4,
+            3,
+            Map.of("a", new Usage.ModelTokens(5, 2, 1), "b", new Usage.ModelTokens(20, 2, 2)));
+
+    Usage both = own.plus(task).plus(null).plus(Usage.NONE);
+
+    assertThat(both.promptTokens()).isEqualTo(35);
+    assertThat(both.completionTokens()).isEqualTo(5);
+    assertThat(both.turns()).isEqualTo(4);
+    assertThat(both.byModel())
+        .containsEntry("a", new Usage.ModelTokens(15, 3, 2))
+        .containsEntry("b", new Usage.ModelTokens(20, 2, 2))
+        .hasSize(2);
+    assertThat(Usage.NONE.plus(task)).isEqualTo(task);
+  }
+
   @Test
   void sumsTurnsOnADocumentThatHadNoneAndSplitsThemByModel() {
     Chat chat = mongo.insert(new Chat(Ids.fresh(), "t", Instant.EPOCH));
