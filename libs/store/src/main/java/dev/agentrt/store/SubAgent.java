@@ -110,10 +110,5 @@ public record SubAgent(
     public Settings(@Nullable String model, @Nullable ChatLimits limits) {
       this(model, limits, null, null);
     }
-
-    /** Whether its turns count on its chat as well as on its task: made before they did not. */
-    public boolean countOnChat() {
-      return !Boolean.TRUE.equals(usageApart);
-    }
   }
 }

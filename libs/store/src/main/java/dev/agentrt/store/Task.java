@@ -61,6 +61,14 @@ public record Task(
   /** The field of {@link #usageApart}. */
   public static final String USAGE_APART = "usageApart";
 
+  /**
+   * Whether the turns of a task, or of its sub-agent, whose {@code usageApart} is as given count on
+   * its chat's sums as well: unless they are kept apart; one started before always does.
+   */
+  public static boolean countsOnChat(@Nullable Boolean usageApart) {
+    return !Boolean.TRUE.equals(usageApart);
+  }
+
   /** The field of {@link #failureReason}, which the services that fail a task set. */
   public static final String FAILURE_REASON = "failureReason";
 
@@ -153,7 +161,8 @@ public record Task(
         null,
         routing,
         null,
-        planNode);
+        planNode,
+        null);
   }
 
   /**
@@ -163,51 +172,6 @@ public record Task(
    *     agents.yml): the decision's confidence was too low, or the task re-routes a failed one
    */
   public record Routing(double confidence, String reason, boolean fallback) {}
-
-  public Task(
-      String id,
-      String chatId,
-      String type,
-      String agent,
-      String instruction,
-      @Nullable String model,
-      TaskStatus status,
-      @Nullable String subAgentId,
-      @Nullable String result,
-      @Nullable String error,
-      @Nullable Usage usage,
-      Instant createdAt,
-      Instant updatedAt,
-      List<OutboxEntry> outbox,
-      @Nullable Delegation delegation,
-      @Nullable Instant startedAt,
-      @Nullable Instant endedAt,
-      @Nullable Routing routing,
-      @Nullable String failureReason,
-      @Nullable Boolean planNode) {
-    this(
-        id,
-        chatId,
-        type,
-        agent,
-        instruction,
-        model,
-        status,
-        subAgentId,
-        result,
-        error,
-        usage,
-        createdAt,
-        updatedAt,
-        outbox,
-        delegation,
-        startedAt,
-        endedAt,
-        routing,
-        failureReason,
-        planNode,
-        null);
-  }
 
   public Task(
       String id,
@@ -249,6 +213,7 @@ public record Task(
         endedAt,
         routing,
         failureReason,
+        null,
         null);
   }
 

@@ -196,7 +196,7 @@ class OutcomeRecorder {
         usage.add(Task.class, subAgent.taskId(), model, tokens, 1);
         runTokens = usage.addToTree(root, tokens);
       }
-      if (subAgent.settings() == null || subAgent.settings().countOnChat()) {
+      if (subAgent.settings() == null || Task.countsOnChat(subAgent.settings().usageApart())) {
         chatUsage = UsageCounter.counts(model, tokens, 1);
       }
     }

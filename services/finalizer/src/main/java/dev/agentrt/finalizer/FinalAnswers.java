@@ -127,7 +127,7 @@ class FinalAnswers {
    * as its own plus its tasks'; always for an answer linked to no task.
    */
   static boolean countOnChat(@Nullable Task task) {
-    return task == null || !Boolean.TRUE.equals(task.usageApart());
+    return task == null || Task.countsOnChat(task.usageApart());
   }
 
   /**
