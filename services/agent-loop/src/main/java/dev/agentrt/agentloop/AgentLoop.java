@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -97,6 +98,7 @@ class AgentLoop {
   private final RunLimits limits;
   private final Leases turns;
   private final ExecutorService workers;
+  private final Duration eventWait;
   private final RunLedger ledger;
   private final ObservationRegistry observations;
   private final ToolDefinitions tools;
@@ -119,6 +121,7 @@ class AgentLoop {
   private static final class Wakes {
     private final Set<String> answered;
     private final AtomicInteger count = new AtomicInteger();
+    private final CountDownLatch first = new CountDownLatch(1);
 
     /** The event of the last wake counted, when it carried its message. */
     private volatile @Nullable SubAgentMessageAdded carried;
@@ -134,8 +137,18 @@ class AgentLoop {
       if (messageId == null || !answered.contains(messageId)) {
         carried = added != null && added.message() != null ? added : null;
         count.incrementAndGet();
+        first.countDown();
       }
       return this;
+    }
+
+    /** Waits up to {@code wait} for a wake to be counted, unless one was. */
+    void awaitOne(Duration wait) {
+      try {
+        first.await(wait.toNanos(), TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
 
     /** The message the one wake counted carried, or null: none, several, or not carried. */
@@ -159,6 +172,7 @@ class AgentLoop {
       RunLimits limits,
       Leases turns,
       ExecutorService workers,
+      Duration eventWait,
       RunLedger ledger,
       ObservationRegistry observations,
       ConfigVersion config) {
@@ -172,6 +186,7 @@ class AgentLoop {
     this.limits = limits;
     this.turns = turns;
     this.workers = workers;
+    this.eventWait = eventWait;
     this.ledger = ledger;
     this.tools = new ToolDefinitions(mongo);
     this.turnRequests = new TurnRequests(agents, tools, config);
@@ -957,6 +972,13 @@ class AgentLoop {
    * as the {@code findAndModify} that ends the turn returns it. A wake that came while the end was
    * written read nothing either: the sub-agent is woken again, read after the end.
    *
+   * <p>An end in the bulk write that misses though no wake came (a fast tool's result stored before
+   * the end, its event not here yet) waits up to {@code eventWait} for that event: it carries the
+   * result, which then needs no read ({@link #goOnEndingWith}), and the ledger's position its
+   * publisher knew, which the next step's {@code step_start} then needs no read for either. An
+   * event that does not come in time (it went to another instance, or its publisher died before
+   * sending it) leaves the end to read the messages after its answer, as it would have.
+   *
    * @param wakes the wakes that came during the turn, from {@link #turnsRunning}; null for a turn
    *     this worker finishes for another
    */
@@ -970,6 +992,10 @@ class AgentLoop {
     if (!ended) {
       KnownConversations.Known knew = known.take(id);
       if (knew != null && knew.lastSeq() == answer.seq()) {
+        if (woken == 0 && wakes != null) {
+          // A message came as the end was written; its event, mostly on its way, carries it.
+          wakes.awaitOne(eventWait);
+        }
         // The one wake may have come during the end in the bulk write, which its message missed.
         SubAgentMessageAdded alone = wakes == null ? null : wakes.carriedAlone();
         if (alone != null && goOnEndingWith(knew, alone)) {

@@ -59,7 +59,8 @@ class AgentLoopConfiguration {
       Leases turnLeases,
       RunLedger ledger,
       ObservationRegistry observations,
-      ConfigVersion config) {
+      ConfigVersion config,
+      AgentLoopProperties properties) {
     return new AgentLoop(
         mongo,
         conversations,
@@ -70,6 +71,7 @@ class AgentLoopConfiguration {
         limits,
         turnLeases,
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("turn-", 0).factory()),
+        properties.eventWait(),
         ledger,
         observations,
         config);

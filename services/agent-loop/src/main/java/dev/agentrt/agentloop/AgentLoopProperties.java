@@ -13,13 +13,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param modelTimeout how long one attempt may take
  * @param maxToolCallsPerTurn how many of one answer's tool calls run; the model reads an error for
  *     each call past them
+ * @param eventWait how long a turn's end that finds a message came (a fast tool's result) waits for
+ *     that message's event, which carries it, before it reads the message instead
  */
 @ConfigurationProperties("agentrt.agent-loop")
 record AgentLoopProperties(
     @DefaultValue("5") int modelAttempts,
     @DefaultValue("1s") Duration modelBackoff,
     @DefaultValue("60s") Duration modelTimeout,
-    @DefaultValue("16") int maxToolCallsPerTurn) {
+    @DefaultValue("16") int maxToolCallsPerTurn,
+    @DefaultValue("200ms") Duration eventWait) {
 
   AgentLoopProperties {
     if (maxToolCallsPerTurn < 1) {

@@ -11,6 +11,7 @@ import com.mongodb.client.MongoClients;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.agentrt.agents.AgentCatalog;
+import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.agents.TurnRequests;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.SubAgentMessageAdded;
@@ -55,6 +56,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -137,7 +139,8 @@ class AgentLoopTest {
           3,
           Duration.ofMillis(10),
           Duration.ofSeconds(5), // generous: a held model step must not time out on a busy box
-          3);
+          3,
+          Duration.ofSeconds(2)); // a test sees the end wait for an event
 
   private static final MongoCommands COMMANDS = new MongoCommands();
   private static final MongoGate GATE = new MongoGate();
@@ -190,6 +193,7 @@ class AgentLoopTest {
   void aSubAgentWithItsFirstTwoMessages() {
     loop = loopWith(LIMITS);
     startSubAgent("researcher", null);
+    COMMANDS.clear(); // what a test counts is its own
   }
 
   private void startSubAgent(String agent, String taskModel) {
@@ -689,6 +693,59 @@ class AgentLoopTest {
 
     loop.wake(subAgent.id());
 
+    assertTheNextTurnTookTheCarriedResultWithNothingRead(beforeTheNextTurn);
+  }
+
+  /**
+   * A result stored before its turn's end was written, whose event comes only after that end missed
+   * (the usual race of an instant tool): the end waits for the event, which carries the result, and
+   * has the next turn taken by the write that ends this one, with nothing read.
+   */
+  @Test
+  void aResultWhoseEventComesAfterTheEndMissedHasTheNextTurnTakenWithNothingRead() {
+    AtomicReference<List<String>> beforeTheNextTurn = new AtomicReference<>();
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .then(
+            () -> {
+              beforeTheNextTurn.set(COMMANDS.from(Thread::isVirtual));
+              return ScriptedModel.reply("Kafka is a log.", List.of());
+            });
+    GATE.before(
+        "find " + ToolCatalog.DEFINITIONS, // on the turn's worker, as it builds the request
+        () -> {
+          Thread worker = Thread.currentThread();
+          GATE.before(
+              "update " + Collections.SUB_AGENTS,
+              AgentLoopTest::endsATurn,
+              () -> {
+                AtomicReference<SubAgentMessageAdded> result = new AtomicReference<>();
+                elsewhere(
+                    () ->
+                        result.set(appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1")));
+                // The event comes once the end has missed and waits for it, not before.
+                Thread.ofPlatform()
+                    .start(
+                        () -> {
+                          await()
+                              .pollInterval(Duration.ofMillis(1))
+                              .until(() -> waitsForAnEvent(worker));
+                          loop.wake(result.get());
+                        });
+              });
+        });
+
+    loop.wake(subAgent.id());
+
+    assertTheNextTurnTookTheCarriedResultWithNothingRead(beforeTheNextTurn);
+  }
+
+  /**
+   * The run ended with a second turn that saw the result carried by its event, and none of the
+   * loop's commands before it read the messages or the sub-agent.
+   */
+  private void assertTheNextTurnTookTheCarriedResultWithNothingRead(
+      AtomicReference<List<String>> beforeTheNextTurn) {
     await().until(() -> task().status() == TaskStatus.success);
     assertThat(GATE.opened()).isTrue();
     assertThat(model.requests()).hasSize(2);
@@ -700,6 +757,12 @@ class AgentLoopTest {
     assertThat(model.requests().get(1).messages().getLast())
         .extracting(ModelMessage::role, ModelMessage::content, ModelMessage::toolCallId)
         .containsExactly("tool", "{\"hits\":1}", "call_1");
+  }
+
+  /** Whether the turn's worker is waiting for the event of a message its end found. */
+  private static boolean waitsForAnEvent(Thread worker) {
+    return Arrays.stream(worker.getStackTrace())
+        .anyMatch(frame -> frame.getMethodName().equals("awaitOne"));
   }
 
   /**
@@ -1842,6 +1905,7 @@ class AgentLoopTest {
         limits,
         AgentLoopConfiguration.turnLeases(mongo, new BulkWrites(mongo), Duration.ofMinutes(1)),
         turns,
+        PROPERTIES.eventWait(),
         ledger,
         ObservationRegistry.NOOP,
         AgentLoopTest.CONFIG);

@@ -151,6 +151,7 @@ class DelegationTest {
             LIMITS,
             AgentLoopConfiguration.turnLeases(mongo, writes, Duration.ofMinutes(1)),
             Executors.newVirtualThreadPerTaskExecutor(),
+            AgentLoopTest.PROPERTIES.eventWait(),
             ledger,
             ObservationRegistry.NOOP,
             AgentLoopTest.CONFIG);

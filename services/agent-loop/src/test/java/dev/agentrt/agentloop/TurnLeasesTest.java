@@ -355,7 +355,8 @@ class TurnLeasesTest {
     ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
     // One attempt, and a timeout no held call reaches: a model call ends only as the test says.
     AgentLoopProperties properties =
-        new AgentLoopProperties(1, Duration.ofMillis(10), Duration.ofMinutes(1), 16);
+        new AgentLoopProperties(
+            1, Duration.ofMillis(10), Duration.ofMinutes(1), 16, Duration.ofMillis(200));
     AgentLoop loop =
         new AgentLoop(
             mongo,
@@ -384,6 +385,7 @@ class TurnLeasesTest {
             new RunLimits(25, 100_000, 0.9, Duration.ofMinutes(10), 3, 5),
             leases,
             workers,
+            properties.eventWait(),
             ledger,
             ObservationRegistry.NOOP,
             AgentLoopTest.CONFIG);
