@@ -142,12 +142,13 @@ class AgentLoop {
       return this;
     }
 
-    /** Waits up to {@code wait} for a wake to be counted, unless one was. */
-    void awaitOne(Duration wait) {
+    /** Waits up to {@code wait} for a wake to be counted, unless one was; whether one was. */
+    boolean awaitOne(Duration wait) {
       try {
-        first.await(wait.toNanos(), TimeUnit.NANOSECONDS);
+        return first.await(wait.toNanos(), TimeUnit.NANOSECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+        return false;
       }
     }
 
@@ -992,9 +993,10 @@ class AgentLoop {
     if (!ended) {
       KnownConversations.Known knew = known.take(id);
       if (knew != null && knew.lastSeq() == answer.seq()) {
-        if (woken == 0 && wakes != null) {
-          // A message came as the end was written; its event, mostly on its way, carries it.
-          wakes.awaitOne(eventWait);
+        // A message came as the end was written; its event, mostly on its way, carries it.
+        if (woken == 0 && wakes != null && !wakes.awaitOne(eventWait)) {
+          log.debug(
+              "no event within {} for what came after answer {}; reading", eventWait, answer.id());
         }
         // The one wake may have come during the end in the bulk write, which its message missed.
         SubAgentMessageAdded alone = wakes == null ? null : wakes.carriedAlone();

@@ -22,7 +22,7 @@ record AgentLoopProperties(
     @DefaultValue("1s") Duration modelBackoff,
     @DefaultValue("60s") Duration modelTimeout,
     @DefaultValue("16") int maxToolCallsPerTurn,
-    @DefaultValue("200ms") Duration eventWait) {
+    @DefaultValue("1s") Duration eventWait) {
 
   AgentLoopProperties {
     if (maxToolCallsPerTurn < 1) {
