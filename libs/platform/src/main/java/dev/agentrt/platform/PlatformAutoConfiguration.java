@@ -90,14 +90,23 @@ public class PlatformAutoConfiguration {
     return new BulkWrites(mongo);
   }
 
+  /**
+   * The process's updates nobody waits for, made within {@code agentrt.outbox.removal-delay}, many
+   * in one write: published outbox entries' removals, tool calls' ends of holds.
+   */
+  @Bean
+  LaterUpdates laterUpdates(BulkWrites writes, OutboxProperties properties) {
+    return new LaterUpdates(writes, "later-updates", properties.removalDelay());
+  }
+
   @Bean
   Outbox outbox(
       EventPublisher publisher,
       MongoTemplate mongo,
       BulkWrites writes,
+      LaterUpdates later,
       OutboxProperties properties) {
-    return new Outbox(
-        publisher, mongo, writes, properties.removedLater(), properties.removalDelay());
+    return new Outbox(publisher, mongo, writes, properties.removedLater(), later);
   }
 
   @Bean

@@ -2,6 +2,7 @@ package dev.agentrt.platform;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
@@ -14,11 +15,14 @@ import com.mongodb.event.CommandStartedEvent;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import java.time.DayOfWeek;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -37,8 +41,8 @@ import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.data.mongodb.core.query.Update;
 
 /**
- * Inserts and updates of many callers in one bulk write per collection, on a real MongoDB-protocol
- * server.
+ * Inserts and updates of many callers in one bulk write per collection, and updates made later
+ * ({@link LaterUpdates}), on a real MongoDB-protocol server.
  */
 class BulkWritesTest {
 
@@ -356,5 +360,71 @@ class BulkWritesTest {
 
   private static Document find(String collection, String id) {
     return mongo.getCollection(collection).find(Filters.eq("_id", id)).first();
+  }
+
+  /**
+   * Queued within the linger (a minute here: only close makes them sooner), the updates of two
+   * collections are not made when queue returns, then all of them are, in one bulk update per
+   * collection.
+   */
+  @Test
+  void updatesQueuedTogetherAreMadeLaterInOneWritePerCollection() {
+    heldDocuments();
+    try (BulkWrites writes = new BulkWrites(mongo)) {
+      LaterUpdates later = new LaterUpdates(writes, "later-test", Duration.ofMinutes(1));
+      for (int i = 0; i < 10; i++) {
+        later.queue(unsetLease("calls", i), failure -> {});
+        later.queue(unsetLease("messages", i), failure -> {});
+      }
+      assertThat(held("calls")).as("not made yet").isEqualTo(10);
+
+      later.close();
+
+      assertThat(held("calls")).isZero();
+      assertThat(held("messages")).isZero();
+      assertThat(updateCommands).containsExactlyInAnyOrder("calls", "messages");
+    }
+  }
+
+  /**
+   * An update the server refuses hands its failure to its own callback; the others of its batch are
+   * made, within the linger, and theirs are not called.
+   */
+  @Test
+  void aRefusedUpdateTellsItsOwnCallbackAndTheOthersAreMade() {
+    heldDocuments();
+    Map<String, Throwable> failed = new ConcurrentHashMap<>();
+    try (BulkWrites writes = new BulkWrites(mongo)) {
+      LaterUpdates later = new LaterUpdates(writes, "later-test", Duration.ofMillis(20));
+      later.queue(unsetLease("calls", 0), failure -> failed.put("d0", failure));
+      later.queue(
+          new BulkWrites.Update(Filters.eq("_id", "d1"), Updates.inc("lease", 1), "calls"),
+          failure -> failed.put("d1", failure)); // $inc of a string: refused
+      later.queue(unsetLease("calls", 2), failure -> failed.put("d2", failure));
+
+      await().atMost(Duration.ofSeconds(10)).until(() -> failed.containsKey("d1"));
+      await().atMost(Duration.ofSeconds(10)).until(() -> held("calls") == 8);
+      later.close();
+    }
+    assertThat(failed).containsOnlyKeys("d1");
+    assertThat(mongo.findById("d1", Document.class, "calls")).containsEntry("lease", "held");
+  }
+
+  /** Ten documents with a lease in each of two collections, for {@link LaterUpdates}. */
+  private static void heldDocuments() {
+    for (String collection : List.of("calls", "messages")) {
+      for (int i = 0; i < 10; i++) {
+        mongo.insert(new Document("_id", "d" + i).append("lease", "held"), collection);
+      }
+    }
+    updateCommands.clear();
+  }
+
+  private static BulkWrites.Update unsetLease(String collection, int i) {
+    return new BulkWrites.Update(Filters.eq("_id", "d" + i), Updates.unset("lease"), collection);
+  }
+
+  private static long held(String collection) {
+    return mongo.getCollection(collection).countDocuments(Filters.exists("lease"));
   }
 }

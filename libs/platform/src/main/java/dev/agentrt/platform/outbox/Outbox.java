@@ -3,7 +3,7 @@ package dev.agentrt.platform.outbox;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import dev.agentrt.platform.BulkWrites;
-import dev.agentrt.platform.GroupCommit;
+import dev.agentrt.platform.LaterUpdates;
 import dev.agentrt.platform.messaging.EventPublisher;
 import java.time.Duration;
 import java.util.Collection;
@@ -31,8 +31,8 @@ import org.springframework.data.mongodb.core.MongoTemplate;
  * cancelled: its earlier events must not go out again after the newer). In the collections whose
  * removals are made later ({@code agentrt.outbox.removed-later}), whose writers publish what they
  * just wrote and never an outbox read back, it is not: the removals of {@code removal-delay} go out
- * together, one bulk update per collection ({@link GroupCommit} with a linger), off the publisher's
- * path. One lost or late (past the relay's grace) has its entries published again by the relay.
+ * together, one bulk update per collection ({@link LaterUpdates}), off the publisher's path. One
+ * lost or late (past the relay's grace) has its entries published again by the relay.
  */
 public class Outbox implements AutoCloseable {
 
@@ -47,10 +47,10 @@ public class Outbox implements AutoCloseable {
   private final MongoTemplate mongo;
   private final @Nullable BulkWrites removals;
   private final Set<String> removedLater;
-  private final @Nullable GroupCommit<Removal, Void> later;
+  private final @Nullable LaterUpdates later;
 
-  /** Entries to remove from a document's outbox. */
-  private record Removal(String collection, Object documentId, List<String> eventIds) {}
+  /** Whether {@link #later} is this outbox's own, to close with it. */
+  private final boolean ownLater;
 
   /** An outbox that removes published entries with a write of its own. */
   public Outbox(EventPublisher publisher, MongoTemplate mongo) {
@@ -77,18 +77,47 @@ public class Outbox implements AutoCloseable {
       @Nullable BulkWrites removals,
       Collection<String> removedLater,
       Duration removalDelay) {
+    this(
+        publisher,
+        mongo,
+        removals,
+        removedLater,
+        removedLater.isEmpty()
+            ? null
+            : new LaterUpdates(
+                Objects.requireNonNull(removals, "removals made later go out through bulk writes"),
+                "outbox-removals",
+                removalDelay),
+        true);
+  }
+
+  /**
+   * An outbox that removes the published entries of documents in {@code removedLater} with {@code
+   * later} (the process's other writes made later with them), and the others' as {@link
+   * #Outbox(EventPublisher, MongoTemplate, BulkWrites)} does. {@code later} is not closed with it.
+   */
+  public Outbox(
+      EventPublisher publisher,
+      MongoTemplate mongo,
+      BulkWrites removals,
+      Collection<String> removedLater,
+      LaterUpdates later) {
+    this(publisher, mongo, removals, removedLater, later, false);
+  }
+
+  private Outbox(
+      EventPublisher publisher,
+      MongoTemplate mongo,
+      @Nullable BulkWrites removals,
+      Collection<String> removedLater,
+      @Nullable LaterUpdates later,
+      boolean ownLater) {
     this.publisher = publisher;
     this.mongo = mongo;
     this.removals = removals;
     this.removedLater = Set.copyOf(removedLater);
-    if (!removedLater.isEmpty() && removals == null) {
-      throw new IllegalArgumentException("removals made later go out through bulk writes");
-    }
-    this.later =
-        removedLater.isEmpty()
-            ? null
-            : new GroupCommit<>(
-                "outbox-removals", BulkWrites.BATCH, this::removeAll, removalDelay, true);
+    this.later = later;
+    this.ownLater = ownLater;
   }
 
   /**
@@ -161,20 +190,15 @@ public class Outbox implements AutoCloseable {
     if (eventIds.isEmpty()) {
       return;
     }
-    if (later != null && removedLater.contains(collection)) {
-      later
-          .submit(new Removal(collection, documentId, eventIds))
-          .whenComplete(
-              (done, failure) -> {
-                if (failure != null) {
-                  notRemoved(collection, documentId, failure);
-                }
-              });
-      return;
-    }
     // The driver directly: the id is matched exactly as stored, never converted.
     Bson document = Filters.eq("_id", documentId);
     Bson pull = pull(eventIds);
+    if (later != null && removedLater.contains(collection)) {
+      later.queue(
+          new BulkWrites.Update(document, pull, collection),
+          failure -> notRemoved(collection, documentId, failure));
+      return;
+    }
     if (removals == null) {
       mongo.getCollection(collection).updateOne(document, pull);
       return;
@@ -190,32 +214,6 @@ public class Outbox implements AutoCloseable {
     return Updates.pull(FIELD, Filters.in("eventId", eventIds));
   }
 
-  /**
-   * Removals made later, handed to the shared bulk writes together (one unordered bulk update per
-   * collection, with the other updates queued meanwhile), and waited for.
-   */
-  private List<Void> removeAll(List<Removal> batch) {
-    List<CompletableFuture<Void>> written =
-        Objects.requireNonNull(removals)
-            .queueUpdates(
-                batch.stream()
-                    .map(
-                        r ->
-                            new BulkWrites.Update(
-                                Filters.eq("_id", r.documentId()),
-                                pull(r.eventIds()),
-                                r.collection()))
-                    .toList());
-    for (int i = 0; i < batch.size(); i++) {
-      try {
-        BulkWrites.await(written.get(i));
-      } catch (RuntimeException e) {
-        notRemoved(batch.get(i).collection(), batch.get(i).documentId(), e);
-      }
-    }
-    return java.util.Collections.nCopies(batch.size(), null);
-  }
-
   private static void notRemoved(String collection, Object documents, Throwable why) {
     log.warn(
         "published outbox entries of {}/{} not removed; the relay publishes them again: {}",
@@ -227,7 +225,7 @@ public class Outbox implements AutoCloseable {
   /** Makes the removals still to be made. */
   @Override
   public void close() {
-    if (later != null) {
+    if (later != null && ownLater) {
       later.close();
     }
   }

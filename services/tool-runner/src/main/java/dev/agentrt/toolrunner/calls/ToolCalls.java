@@ -5,6 +5,7 @@ import com.mongodb.client.model.Updates;
 import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.events.ToolCallRequested;
 import dev.agentrt.platform.BulkWrites;
+import dev.agentrt.platform.LaterUpdates;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.Exists;
 import dev.agentrt.store.Lease;
@@ -23,6 +24,8 @@ import java.util.concurrent.CompletableFuture;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.query.Criteria;
 import org.springframework.data.mongodb.core.query.Query;
@@ -35,11 +38,14 @@ import org.springframework.stereotype.Component;
  *
  * <p>A runner holds the calls it looks after with {@link Leases} on the call's {@code lease}: taken
  * with the claim ({@code pending → running} in the same write), renewed while the tool runs, kept
- * after the outcome is recorded and unset once the tool message is appended ({@link #answered}). A
- * finished call that still has a lease has an answer that may not have reached the agent yet.
+ * after the outcome is recorded and unset soon after the tool message is appended ({@link
+ * #answered}). A finished call that still has a lease has an answer that may not have reached the
+ * agent yet.
  */
 @Component
 class ToolCalls {
+
+  private static final Logger log = LoggerFactory.getLogger(ToolCalls.class);
 
   /** Tool calls the agent loop answers itself; this service never claims them. */
   static final List<String> HANDLED_ELSEWHERE = List.of(ToolCatalog.ASK_USER);
@@ -51,17 +57,20 @@ class ToolCalls {
   private final BulkWrites updates;
   private final ToolCallProperties properties;
   private final Leases leases;
+  private final LaterUpdates later;
   private final Clock clock = Clock.systemUTC();
 
   ToolCalls(
       MongoTemplate mongo,
       BulkWrites updates,
       ToolCallProperties properties,
-      Leases toolCallLeases) {
+      Leases toolCallLeases,
+      LaterUpdates later) {
     this.mongo = mongo;
     this.updates = updates;
     this.properties = properties;
     this.leases = toolCallLeases;
+    this.later = later;
   }
 
   /** The holds of this runner's calls. */
@@ -225,15 +234,25 @@ class ToolCalls {
   }
 
   /**
-   * The tool message is stored: the hold ends, nobody needs to look after this call any more. In
-   * one bulk write with the other updates queued meanwhile (the ends of other calls' holds).
+   * The tool message is stored and published: the hold ends, nobody needs to look after this call
+   * any more. Made later, with the process's other such updates, and not waited for ({@link
+   * LaterUpdates}): nothing waits for it, and one lost (the process died first, or the write
+   * failed) leaves the hold to expire, after which the sweep answers the call again, which finds
+   * the message stored and publishes nothing new.
    */
   void answered(String toolCallId) {
-    Query held = leases.done(toolCallId);
-    held.addCriteria(Criteria.where("status").in(FINISHED));
-    // By collection name, as Leases writes: mapped against ToolCall, the lease's path costs
-    // Spring Data a thrown and caught exception.
-    updates.update(held, new Update().unset(ToolCall.LEASE), Collections.SUB_AGENT_TOOL_CALLS);
+    Bson held =
+        Filters.and(
+            leases.done(toolCallId).getQueryObject(),
+            Filters.in("status", FINISHED.stream().map(ToolCallStatus::name).toList()));
+    later.queue(
+        new BulkWrites.Update(
+            held, Updates.unset(ToolCall.LEASE), Collections.SUB_AGENT_TOOL_CALLS),
+        failure ->
+            log.warn(
+                "the hold on answered tool call {} was not ended; it expires: {}",
+                toolCallId,
+                failure.toString()));
   }
 
   static boolean finished(ToolCall call) {

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import dev.agentrt.agents.AgentCatalog;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.platform.BulkWrites;
+import dev.agentrt.platform.LaterUpdates;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.RunLedger;
@@ -72,7 +73,16 @@ final class Runners {
   static ToolCalls calls(MongoTemplate mongo, ToolCallProperties properties, Duration lease) {
     BulkWrites writes = new BulkWrites(mongo);
     return new ToolCalls(
-        mongo, writes, properties, ToolCallConfiguration.toolCallLeases(mongo, writes, lease));
+        mongo,
+        writes,
+        properties,
+        ToolCallConfiguration.toolCallLeases(mongo, writes, lease),
+        later(writes));
+  }
+
+  /** The updates a runner makes later, as the service's ({@code agentrt.outbox.removal-delay}). */
+  static LaterUpdates later(BulkWrites writes) {
+    return new LaterUpdates(writes, "later-updates", Duration.ofMillis(100));
   }
 
   /** A runner making its calls' state moves with {@code calls} (a test's, which it may watch). */

@@ -333,7 +333,8 @@ class ToolCallBoundsTest {
             mongo,
             writes,
             one,
-            ToolCallConfiguration.toolCallLeases(mongo, writes, Runners.LEASE)) {
+            ToolCallConfiguration.toolCallLeases(mongo, writes, Runners.LEASE),
+            Runners.later(writes)) {
           @Override
           Optional<ToolCall> claim(String toolCallId) {
             Optional<ToolCall> claimed = super.claim(toolCallId);
