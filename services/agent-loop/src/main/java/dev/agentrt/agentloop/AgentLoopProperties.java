@@ -22,7 +22,7 @@ record AgentLoopProperties(
     @DefaultValue("1s") Duration modelBackoff,
     @DefaultValue("60s") Duration modelTimeout,
     @DefaultValue("16") int maxToolCallsPerTurn,
-    @DefaultValue("1s") Duration eventWait) {
+    @DefaultValue("50ms") Duration eventWait) {
 
   AgentLoopProperties {
     if (maxToolCallsPerTurn < 1) {
