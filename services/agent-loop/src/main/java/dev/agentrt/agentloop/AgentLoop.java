@@ -977,8 +977,9 @@ class AgentLoop {
    * the end, its event not here yet) waits up to {@code eventWait} for that event: it carries the
    * result, which then needs no read ({@link #goOnEndingWith}), and the ledger's position its
    * publisher knew, which the next step's {@code step_start} then needs no read for either. An
-   * event that does not come in time (it went to another instance, or its publisher died before
-   * sending it) leaves the end to read the messages after its answer, as it would have.
+   * event that does not come in time (the consumer lags under a burst, it went to another instance,
+   * or its publisher died before sending it) leaves the end to read the messages after its answer,
+   * as it would have: the wait is short, as it is what a lagging consumer adds.
    *
    * @param wakes the wakes that came during the turn, from {@link #turnsRunning}; null for a turn
    *     this worker finishes for another
