@@ -640,14 +640,7 @@ class AgentLoopTest {
    */
   @Test
   void aMessageThatComesAsTheTurnEndsIsLookedAtByTheEnd() {
-    AtomicReference<List<String>> beforeTheNextTurn = new AtomicReference<>();
-    model
-        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
-        .then(
-            () -> {
-              beforeTheNextTurn.set(COMMANDS.from(Thread::isVirtual));
-              return ScriptedModel.reply("Kafka is a log.", List.of());
-            });
+    AtomicReference<List<String>> beforeTheNextTurn = aToolRoundThenAnAnswer();
     GATE.before(
         "update " + Collections.SUB_AGENTS,
         AgentLoopTest::endsATurn,
@@ -673,14 +666,7 @@ class AgentLoopTest {
    */
   @Test
   void aCarriedResultThatComesAsTheTurnEndsHasTheNextTurnTakenWithNothingRead() {
-    AtomicReference<List<String>> beforeTheNextTurn = new AtomicReference<>();
-    model
-        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
-        .then(
-            () -> {
-              beforeTheNextTurn.set(COMMANDS.from(Thread::isVirtual));
-              return ScriptedModel.reply("Kafka is a log.", List.of());
-            });
+    AtomicReference<List<String>> beforeTheNextTurn = aToolRoundThenAnAnswer();
     GATE.before(
         "update " + Collections.SUB_AGENTS,
         AgentLoopTest::endsATurn,
@@ -703,14 +689,7 @@ class AgentLoopTest {
    */
   @Test
   void aResultWhoseEventComesAfterTheEndMissedHasTheNextTurnTakenWithNothingRead() {
-    AtomicReference<List<String>> beforeTheNextTurn = new AtomicReference<>();
-    model
-        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
-        .then(
-            () -> {
-              beforeTheNextTurn.set(COMMANDS.from(Thread::isVirtual));
-              return ScriptedModel.reply("Kafka is a log.", List.of());
-            });
+    AtomicReference<List<String>> beforeTheNextTurn = aToolRoundThenAnAnswer();
     GATE.before(
         "find " + ToolCatalog.DEFINITIONS, // on the turn's worker, as it builds the request
         () -> {
@@ -738,6 +717,22 @@ class AgentLoopTest {
     loop.wake(subAgent.id());
 
     assertTheNextTurnTookTheCarriedResultWithNothingRead(beforeTheNextTurn);
+  }
+
+  /**
+   * Scripts a turn that calls {@code search_docs} ({@code call_1}), then the final answer; returns
+   * where the loop's commands before that second turn are kept once it is asked.
+   */
+  private AtomicReference<List<String>> aToolRoundThenAnAnswer() {
+    AtomicReference<List<String>> beforeTheNextTurn = new AtomicReference<>();
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .then(
+            () -> {
+              beforeTheNextTurn.set(COMMANDS.from(Thread::isVirtual));
+              return ScriptedModel.reply("Kafka is a log.", List.of());
+            });
+    return beforeTheNextTurn;
   }
 
   /**

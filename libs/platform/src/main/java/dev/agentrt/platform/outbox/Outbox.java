@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -34,7 +33,7 @@ import org.springframework.data.mongodb.core.MongoTemplate;
  * together, one bulk update per collection ({@link LaterUpdates}), off the publisher's path. One
  * lost or late (past the relay's grace) has its entries published again by the relay.
  */
-public class Outbox implements AutoCloseable {
+public class Outbox {
 
   /** The field every document that triggers work carries. */
   public static final String FIELD = "outbox";
@@ -49,9 +48,6 @@ public class Outbox implements AutoCloseable {
   private final Set<String> removedLater;
   private final @Nullable LaterUpdates later;
 
-  /** Whether {@link #later} is this outbox's own, to close with it. */
-  private final boolean ownLater;
-
   /** An outbox that removes published entries with a write of its own. */
   public Outbox(EventPublisher publisher, MongoTemplate mongo) {
     this(publisher, mongo, null);
@@ -62,62 +58,28 @@ public class Outbox implements AutoCloseable {
    * queued meanwhile (null: with a write of its own).
    */
   public Outbox(EventPublisher publisher, MongoTemplate mongo, @Nullable BulkWrites removals) {
-    this(publisher, mongo, removals, Set.of(), Duration.ZERO);
-  }
-
-  /**
-   * An outbox that removes the published entries of documents in {@code removedLater} within about
-   * {@code removalDelay}, many in one write through {@code removals} (required then) and without
-   * waiting for it, and the others' as {@link #Outbox(EventPublisher, MongoTemplate, BulkWrites)}
-   * does.
-   */
-  public Outbox(
-      EventPublisher publisher,
-      MongoTemplate mongo,
-      @Nullable BulkWrites removals,
-      Collection<String> removedLater,
-      Duration removalDelay) {
-    this(
-        publisher,
-        mongo,
-        removals,
-        removedLater,
-        removedLater.isEmpty()
-            ? null
-            : new LaterUpdates(
-                Objects.requireNonNull(removals, "removals made later go out through bulk writes"),
-                "outbox-removals",
-                removalDelay),
-        true);
+    this(publisher, mongo, removals, Set.of(), null);
   }
 
   /**
    * An outbox that removes the published entries of documents in {@code removedLater} with {@code
-   * later} (the process's other writes made later with them), and the others' as {@link
-   * #Outbox(EventPublisher, MongoTemplate, BulkWrites)} does. {@code later} is not closed with it.
+   * later} (required then: the process's updates made later, many in one write, not waited for),
+   * and the others' as {@link #Outbox(EventPublisher, MongoTemplate, BulkWrites)} does.
    */
   public Outbox(
       EventPublisher publisher,
       MongoTemplate mongo,
-      BulkWrites removals,
-      Collection<String> removedLater,
-      LaterUpdates later) {
-    this(publisher, mongo, removals, removedLater, later, false);
-  }
-
-  private Outbox(
-      EventPublisher publisher,
-      MongoTemplate mongo,
       @Nullable BulkWrites removals,
       Collection<String> removedLater,
-      @Nullable LaterUpdates later,
-      boolean ownLater) {
+      @Nullable LaterUpdates later) {
+    if (!removedLater.isEmpty() && later == null) {
+      throw new IllegalArgumentException("removals made later go out through later updates");
+    }
     this.publisher = publisher;
     this.mongo = mongo;
     this.removals = removals;
     this.removedLater = Set.copyOf(removedLater);
     this.later = later;
-    this.ownLater = ownLater;
   }
 
   /**
@@ -220,13 +182,5 @@ public class Outbox implements AutoCloseable {
         collection,
         documents,
         why.toString());
-  }
-
-  /** Makes the removals still to be made. */
-  @Override
-  public void close() {
-    if (later != null && ownLater) {
-      later.close();
-    }
   }
 }

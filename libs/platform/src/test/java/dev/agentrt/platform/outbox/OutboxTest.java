@@ -12,6 +12,7 @@ import dev.agentrt.events.Event;
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.Topics;
 import dev.agentrt.platform.BulkWrites;
+import dev.agentrt.platform.LaterUpdates;
 import dev.agentrt.platform.messaging.DeadLetters;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.messaging.IncomingEvents;
@@ -124,8 +125,8 @@ class OutboxTest {
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     Metrics.addRegistry(meters);
     try (BulkWrites updates = new BulkWrites(mongo)) {
-      Outbox later =
-          new Outbox(publisher, mongo, updates, List.of(COLLECTION), Duration.ofMinutes(1));
+      LaterUpdates removals = new LaterUpdates(updates, "outbox-removals", Duration.ofMinutes(1));
+      Outbox later = new Outbox(publisher, mongo, updates, List.of(COLLECTION), removals);
       for (int i = 0; i < docs.size(); i++) {
         later.publish(COLLECTION, docs.get(i), List.of(OutboxEntry.of(events.get(i), CODEC)));
         assertThat(outboxOf(docs.get(i))).as("removed later, not waited for").hasSize(1);
@@ -135,7 +136,7 @@ class OutboxTest {
       assertThat(new IncomingEvents(CODEC).decode(consumeOne(events.getLast().key())))
           .isEqualTo(events.getLast());
 
-      later.close();
+      removals.close();
 
       assertThat(docs).allSatisfy(doc -> assertThat(outboxOf(doc)).isEmpty());
       DistributionSummary writes =
@@ -152,9 +153,10 @@ class OutboxTest {
     Event event = added(Instant.now());
     String docId = storeWithOutbox(event);
     try (BulkWrites updates = new BulkWrites(mongo);
-        Outbox later =
-            new Outbox(publisher, mongo, updates, List.of(COLLECTION), Duration.ofMillis(50))) {
-      later.publish(COLLECTION, docId, List.of(OutboxEntry.of(event, CODEC)));
+        LaterUpdates removals =
+            new LaterUpdates(updates, "outbox-removals", Duration.ofMillis(50))) {
+      new Outbox(publisher, mongo, updates, List.of(COLLECTION), removals)
+          .publish(COLLECTION, docId, List.of(OutboxEntry.of(event, CODEC)));
 
       await().atMost(Duration.ofSeconds(10)).until(() -> outboxOf(docId).isEmpty());
     }
