@@ -105,6 +105,7 @@ class AgentLoop {
   private final TurnRequests turnRequests;
   private final KnownConversations known;
   private final Clock clock = Clock.systemUTC();
+  private final EventLag lag = new EventLag(clock);
 
   /**
    * The turns running on this instance's workers, from the worker's start until the end is written,
@@ -224,6 +225,7 @@ class AgentLoop {
    * calls for is taken without reading anything ({@link #goOnWith}).
    */
   void wake(SubAgentMessageAdded added) {
+    lag.saw(added.occurredAt());
     wake(added.subAgentId(), added.messageId(), added);
   }
 
@@ -976,10 +978,11 @@ class AgentLoop {
    * <p>An end in the bulk write that misses though no wake came (a fast tool's result stored before
    * the end, its event not here yet) waits up to {@code eventWait} for that event: it carries the
    * result, which then needs no read ({@link #goOnEndingWith}), and the ledger's position its
-   * publisher knew, which the next step's {@code step_start} then needs no read for either. An
-   * event that does not come in time (the consumer lags under a burst, it went to another instance,
-   * or its publisher died before sending it) leaves the end to read the messages after its answer,
-   * as it would have: the wait is short, as it is what a lagging consumer adds.
+   * publisher knew, which the next step's {@code step_start} then needs no read for either. It
+   * waits only while events come promptly ({@link EventLag}): when the consumer lags (a burst), the
+   * event is queued behind others, and waiting would add that queue to the round. An event that
+   * does not come in time (it went to another instance, or its publisher died before sending it)
+   * leaves the end to read the messages after its answer, as it would have.
    *
    * @param wakes the wakes that came during the turn, from {@link #turnsRunning}; null for a turn
    *     this worker finishes for another
@@ -995,9 +998,15 @@ class AgentLoop {
       KnownConversations.Known knew = known.take(id);
       if (knew != null && knew.lastSeq() == answer.seq()) {
         // A message came as the end was written; its event, mostly on its way, carries it.
-        if (woken == 0 && wakes != null && !wakes.awaitOne(eventWait)) {
-          log.debug(
-              "no event within {} for what came after answer {}; reading", eventWait, answer.id());
+        if (woken == 0 && wakes != null) {
+          Duration wait = lag.waitFor(eventWait);
+          if (!wakes.awaitOne(wait)) {
+            log.debug(
+                "no event within {} for what came after answer {} (events {} ms late); reading",
+                wait,
+                answer.id(),
+                lag.averageMillis());
+          }
         }
         // The one wake may have come during the end in the bulk write, which its message missed.
         SubAgentMessageAdded alone = wakes == null ? null : wakes.carriedAlone();

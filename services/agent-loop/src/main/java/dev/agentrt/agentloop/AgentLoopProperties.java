@@ -14,7 +14,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxToolCallsPerTurn how many of one answer's tool calls run; the model reads an error for
  *     each call past them
  * @param eventWait how long a turn's end that finds a message came (a fast tool's result) waits for
- *     that message's event, which carries it, before it reads the message instead
+ *     that message's event, which carries it, before it reads the message instead; it waits only
+ *     while events come within half of this on average ({@link EventLag})
  */
 @ConfigurationProperties("agentrt.agent-loop")
 record AgentLoopProperties(
@@ -22,7 +23,7 @@ record AgentLoopProperties(
     @DefaultValue("1s") Duration modelBackoff,
     @DefaultValue("60s") Duration modelTimeout,
     @DefaultValue("16") int maxToolCallsPerTurn,
-    @DefaultValue("50ms") Duration eventWait) {
+    @DefaultValue("1s") Duration eventWait) {
 
   AgentLoopProperties {
     if (maxToolCallsPerTurn < 1) {

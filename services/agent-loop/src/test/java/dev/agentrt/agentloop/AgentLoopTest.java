@@ -720,6 +720,40 @@ class AgentLoopTest {
   }
 
   /**
+   * While this instance's events come late (its consumer lags under a burst), an end that misses
+   * because a result was stored first does not wait for the result's event, which would come only
+   * after the queue before it: it reads the result at once and has the next turn taken.
+   */
+  @Test
+  void whileEventsComeLateAnEndThatMissedReadsAtOnceInsteadOfWaitingForTheEvent() {
+    AgentLoop lagging = loopWith(Duration.ofMinutes(10)); // a wait would outlast the test
+    lagging.wake( // an event of a message stored an hour before it came
+        new SubAgentMessageAdded(
+            UUID.randomUUID().toString(),
+            Instant.now().minus(Duration.ofHours(1)),
+            "another-sub-agent",
+            "another-task",
+            subAgent.chatId(),
+            UUID.randomUUID().toString(),
+            SubAgentMessage.TOOL));
+    AtomicReference<List<String>> beforeTheNextTurn = aToolRoundThenAnAnswer();
+    GATE.before(
+        "update " + Collections.SUB_AGENTS,
+        AgentLoopTest::endsATurn,
+        // the result is stored before the end; its event never comes
+        () -> elsewhere(() -> appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1")));
+
+    lagging.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(GATE.opened()).isTrue();
+    assertThat(beforeTheNextTurn.get()).contains("find " + Collections.SUB_AGENT_MESSAGES);
+    assertThat(model.requests().get(1).messages().getLast())
+        .extracting(ModelMessage::role, ModelMessage::content, ModelMessage::toolCallId)
+        .containsExactly("tool", "{\"hits\":1}", "call_1");
+  }
+
+  /**
    * Scripts a turn that calls {@code search_docs} ({@code call_1}), then the final answer; returns
    * where the loop's commands before that second turn are kept once it is asked.
    */
@@ -1890,6 +1924,16 @@ class AgentLoopTest {
    * turns on these threads. Nothing renews its holds: a minute is longer than any test.
    */
   private AgentLoop loopWith(RunLimits limits, ScriptedModel model, ExecutorService turns) {
+    return loopWith(limits, model, turns, PROPERTIES.eventWait());
+  }
+
+  /** A copy of the loop whose turn's end waits up to {@code eventWait} for an event. */
+  private AgentLoop loopWith(Duration eventWait) {
+    return loopWith(LIMITS, model, Executors.newVirtualThreadPerTaskExecutor(), eventWait);
+  }
+
+  private AgentLoop loopWith(
+      RunLimits limits, ScriptedModel model, ExecutorService turns, Duration eventWait) {
     return new AgentLoop(
         mongo,
         conversations,
@@ -1900,7 +1944,7 @@ class AgentLoopTest {
         limits,
         AgentLoopConfiguration.turnLeases(mongo, new BulkWrites(mongo), Duration.ofMinutes(1)),
         turns,
-        PROPERTIES.eventWait(),
+        eventWait,
         ledger,
         ObservationRegistry.NOOP,
         AgentLoopTest.CONFIG);
