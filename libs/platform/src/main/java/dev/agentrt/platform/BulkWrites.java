@@ -4,6 +4,7 @@ import com.mongodb.ErrorCategory;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.DeleteOneModel;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.InsertOneModel;
 import com.mongodb.client.model.Projections;
@@ -35,18 +36,20 @@ import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.data.mongodb.core.query.UpdateDefinition;
 
 /**
- * Writes of one document each, inserts and updates, from many callers, written together ({@link
- * GroupCommit}): what was queued while the last write was in flight goes out as one unordered bulk
- * write per collection. For the writes whose caller needs nothing back but that they were made (a
- * message stored, a sum counted, a hold ended, published outbox entries removed), and the inserts
- * of documents written once, whose caller goes on with the one stored ({@link #insertOrFind}): at
- * low load each is written at once, under load the round trips per write fall as the load rises.
+ * Writes of one document each, inserts, updates and deletes, from many callers, written together
+ * ({@link GroupCommit}): what was queued while the last write was in flight goes out as one
+ * unordered bulk write per collection. For the writes whose caller needs nothing back but that they
+ * were made (a message stored, a sum counted, a hold ended, published outbox entries removed, a
+ * finished piece of work's document removed), and the inserts of documents written once, whose
+ * caller goes on with the one stored ({@link #insertOrFind}): at low load each is written at once,
+ * under load the round trips per write fall as the load rises.
  *
  * <p>Each write is its own: an update whose document is missing changes nothing, as {@code
- * updateOne} would; an insert whose key is taken fails with a {@link DuplicateKeyException}, as
- * {@code MongoTemplate.insert} would; any other failure (its write error, or the command's) fails
- * only its caller's future with why. The others of its batch are written. A caller's writes are
- * made in the order it waits for them; two callers' writes, in either order.
+ * updateOne} would, and a delete whose document is missing deletes nothing, as {@code deleteOne}
+ * would; an insert whose key is taken fails with a {@link DuplicateKeyException}, as {@code
+ * MongoTemplate.insert} would; any other failure (its write error, or the command's) fails only its
+ * caller's future with why. The others of its batch are written. A caller's writes are made in the
+ * order it waits for them; two callers' writes, in either order.
  *
  * <p>A conditional update ({@link #updateIfMatches}) learns whether its condition held, as a {@code
  * findAndModify} would tell, without one round trip of its own: it also stamps its document with a
@@ -248,18 +251,38 @@ public final class BulkWrites implements AutoCloseable {
     return queueAll(entities.stream().map(this::insertOf).toList());
   }
 
-  /** An update of {@link #queueUpdates}: the driver's filter and update, nothing mapped. */
-  public record Update(Bson filter, Bson update, String collection) {}
+  /** A write of {@link #queuePlain}, with the driver's filter (and update): nothing mapped. */
+  public sealed interface Plain permits Update, Delete {
+    String collection();
+  }
 
   /**
-   * Queues the updates to go out in one batch, as {@link #queue(Bson, Bson, String)} queues one: a
-   * future for each, in order.
+   * An update of the first document of the collection the filter matches; one whose document is
+   * missing changes nothing, as {@code updateOne}.
    */
-  public List<CompletableFuture<Void>> queueUpdates(List<Update> updates) {
-    return queueAll(
-        updates.stream()
-            .map(u -> new Write(u.collection(), new UpdateOneModel<>(u.filter(), u.update())))
-            .toList());
+  public record Update(Bson filter, Bson update, String collection) implements Plain {}
+
+  /**
+   * A delete of the first document of the collection the filter matches; one whose document is
+   * missing deletes nothing and is no failure, as {@code deleteOne}.
+   */
+  public record Delete(Bson filter, String collection) implements Plain {}
+
+  /**
+   * Queues the updates and deletes to go out in one batch, as {@link #queue(Bson, Bson, String)}
+   * queues one update: a future for each, in order.
+   */
+  public List<CompletableFuture<Void>> queuePlain(List<? extends Plain> writes) {
+    return queueAll(writes.stream().map(BulkWrites::writeOf).toList());
+  }
+
+  private static Write writeOf(Plain write) {
+    return new Write(
+        write.collection(),
+        switch (write) {
+          case Update u -> new UpdateOneModel<>(u.filter(), u.update());
+          case Delete d -> new DeleteOneModel<>(d.filter());
+        });
   }
 
   private List<CompletableFuture<Void>> queueAll(List<Write> batch) {
@@ -375,7 +398,8 @@ public final class BulkWrites implements AutoCloseable {
   /**
    * Says of each write made whether it matched: all did when the bulk write matched as many
    * documents as it held updates, none when it matched none; else the conditional ones are told
-   * apart by their tokens, read back with one find.
+   * apart by their tokens, read back with one find. Only updates are counted: the driver counts
+   * what deletes deleted apart ({@code getDeletedCount}), never in the matched count.
    */
   private void resolveConditions(
       String collection,

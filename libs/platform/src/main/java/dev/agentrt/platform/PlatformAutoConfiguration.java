@@ -91,8 +91,9 @@ public class PlatformAutoConfiguration {
   }
 
   /**
-   * The process's updates nobody waits for, made within {@code agentrt.outbox.removal-delay}, many
-   * in one write: published outbox entries' removals, tool calls' ends of holds.
+   * The process's writes nobody waits for, made within {@code agentrt.outbox.removal-delay}, many
+   * in one write: published outbox entries' removals, tool calls' ends of holds, written answers'
+   * pending answers removed.
    */
   @Bean
   LaterUpdates laterUpdates(BulkWrites writes, OutboxProperties properties) {

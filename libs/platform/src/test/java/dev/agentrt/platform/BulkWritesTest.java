@@ -41,8 +41,8 @@ import org.springframework.data.mongodb.core.query.Query;
 import org.springframework.data.mongodb.core.query.Update;
 
 /**
- * Inserts and updates of many callers in one bulk write per collection, and updates made later
- * ({@link LaterUpdates}), on a real MongoDB-protocol server.
+ * Inserts, updates and deletes of many callers in one bulk write per collection, and updates and
+ * deletes made later ({@link LaterUpdates}), on a real MongoDB-protocol server.
  */
 class BulkWritesTest {
 
@@ -52,6 +52,7 @@ class BulkWritesTest {
   private static final List<String> updateCommands = new CopyOnWriteArrayList<>();
   private static final List<String> insertCommands = new CopyOnWriteArrayList<>();
   private static final List<String> findCommands = new CopyOnWriteArrayList<>();
+  private static final List<String> deleteCommands = new CopyOnWriteArrayList<>();
 
   /** An entity as the stores' are: its id a string, an instant and an enum among its fields. */
   @org.springframework.data.mongodb.core.mapping.Document("notes")
@@ -70,6 +71,8 @@ class BulkWritesTest {
               insertCommands.add(event.getCommand().getString("insert").getValue());
             } else if (event.getCommandName().equals("find")) {
               findCommands.add(event.getCommand().getString("find").getValue());
+            } else if (event.getCommandName().equals("delete")) {
+              deleteCommands.add(event.getCommand().getString("delete").getValue());
             }
           }
         };
@@ -95,6 +98,7 @@ class BulkWritesTest {
     updateCommands.clear();
     insertCommands.clear();
     findCommands.clear();
+    deleteCommands.clear();
   }
 
   /**
@@ -363,32 +367,37 @@ class BulkWritesTest {
   }
 
   /**
-   * Queued within the linger (a minute here: only close makes them sooner), the updates of two
-   * collections are not made when queue returns, then all of them are, in one bulk update per
-   * collection.
+   * Queued within the linger (a minute here: only close makes them sooner), the updates and deletes
+   * of two collections are not made when queue returns, then all of them are, in one bulk write per
+   * collection (where a collection has both, one update command and one delete command), each
+   * changing only its document.
    */
   @Test
-  void updatesQueuedTogetherAreMadeLaterInOneWritePerCollection() {
+  void updatesAndDeletesQueuedTogetherAreMadeLaterInOneWritePerCollection() {
     heldDocuments();
     try (BulkWrites writes = new BulkWrites(mongo)) {
       LaterUpdates later = new LaterUpdates(writes, "later-test", Duration.ofMinutes(1));
       for (int i = 0; i < 10; i++) {
-        later.queue(unsetLease("calls", i), failure -> {});
+        later.queue(i % 2 == 0 ? deleteHeld("calls", i) : unsetLease("calls", i), failure -> {});
         later.queue(unsetLease("messages", i), failure -> {});
       }
       assertThat(held("calls")).as("not made yet").isEqualTo(10);
 
       later.close();
 
+      assertThat(ids("calls")).containsExactlyInAnyOrder("d1", "d3", "d5", "d7", "d9");
       assertThat(held("calls")).isZero();
       assertThat(held("messages")).isZero();
+      assertThat(ids("messages")).hasSize(10);
       assertThat(updateCommands).containsExactlyInAnyOrder("calls", "messages");
+      assertThat(deleteCommands).containsExactly("calls");
     }
   }
 
   /**
    * An update the server refuses hands its failure to its own callback; the others of its batch are
-   * made, within the linger, and theirs are not called.
+   * made, within the linger, and theirs are not called: a delete that matches nothing (its document
+   * gone, or held by another) among them, which is no failure, as with {@code deleteOne}.
    */
   @Test
   void aRefusedUpdateTellsItsOwnCallbackAndTheOthersAreMade() {
@@ -401,13 +410,54 @@ class BulkWritesTest {
           new BulkWrites.Update(Filters.eq("_id", "d1"), Updates.inc("lease", 1), "calls"),
           failure -> failed.put("d1", failure)); // $inc of a string: refused
       later.queue(unsetLease("calls", 2), failure -> failed.put("d2", failure));
+      later.queue(deleteHeld("calls", 3), failure -> failed.put("d3", failure));
+      later.queue(
+          new BulkWrites.Delete(Filters.eq("_id", "gone"), "calls"),
+          failure -> failed.put("gone", failure));
+      later.queue(
+          new BulkWrites.Delete(
+              Filters.and(Filters.eq("_id", "d4"), Filters.eq("lease", "another")), "calls"),
+          failure -> failed.put("d4", failure));
 
       await().atMost(Duration.ofSeconds(10)).until(() -> failed.containsKey("d1"));
-      await().atMost(Duration.ofSeconds(10)).until(() -> held("calls") == 8);
+      await().atMost(Duration.ofSeconds(10)).until(() -> held("calls") == 7);
       later.close();
     }
     assertThat(failed).containsOnlyKeys("d1");
     assertThat(mongo.findById("d1", Document.class, "calls")).containsEntry("lease", "held");
+    assertThat(ids("calls")).as("only d3 deleted").hasSize(9).contains("d4").doesNotContain("d3");
+  }
+
+  /**
+   * Deletes beside conditional updates in one bulk write leave the updates' count as it is: when
+   * every update matched, each is told so without a read, whether the deletes deleted or not.
+   */
+  @Test
+  void deletesBesideConditionalUpdatesThatAllMatchCostNoRead() throws Exception {
+    insert("calls", "running", new Document("status", "running"));
+    insert("calls", "finished", new Document("status", "success"));
+    BulkWrites writes = new BulkWrites(mongo, false);
+    CompletableFuture<Boolean> matched =
+        writes.queueIfMatches(
+            "running", Filters.eq("status", "running"), Updates.set("status", "success"), "calls");
+    List<CompletableFuture<Void>> deletes =
+        writes.queuePlain(
+            List.of(
+                new BulkWrites.Delete(Filters.eq("_id", "finished"), "calls"),
+                new BulkWrites.Delete(Filters.eq("_id", "gone"), "calls")));
+
+    writes.start();
+
+    assertThat(matched.get(10, TimeUnit.SECONDS)).isTrue();
+    for (CompletableFuture<Void> delete : deletes) {
+      delete.get(10, TimeUnit.SECONDS);
+    }
+    assertThat(findCommands).isEmpty();
+    assertThat(updateCommands).containsExactly("calls");
+    assertThat(deleteCommands).containsExactly("calls");
+    assertThat(ids("calls")).containsExactly("running");
+    assertThat(find("calls", "running").getString("status")).isEqualTo("success");
+    writes.close();
   }
 
   /** Ten documents with a lease in each of two collections, for {@link LaterUpdates}. */
@@ -418,6 +468,16 @@ class BulkWritesTest {
       }
     }
     updateCommands.clear();
+  }
+
+  /** Deletes the document while it is held, as a finished piece of work's document is removed. */
+  private static BulkWrites.Delete deleteHeld(String collection, int i) {
+    return new BulkWrites.Delete(
+        Filters.and(Filters.eq("_id", "d" + i), Filters.eq("lease", "held")), collection);
+  }
+
+  private static List<Object> ids(String collection) {
+    return mongo.getCollection(collection).find().map(d -> d.get("_id")).into(new ArrayList<>());
   }
 
   private static BulkWrites.Update unsetLease(String collection, int i) {

@@ -2,6 +2,7 @@ package dev.agentrt.finalizer;
 
 import dev.agentrt.events.EventCodec;
 import dev.agentrt.platform.BulkWrites;
+import dev.agentrt.platform.LaterUpdates;
 import dev.agentrt.platform.outbox.Outbox;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
@@ -33,7 +34,8 @@ class AnswerConfiguration {
       PlanProgress plans,
       Reroutes reroutes,
       Outbox outbox,
-      LeaseProperties leases) {
+      LeaseProperties leases,
+      LaterUpdates later) {
     return new PendingAnswers(
         mongo,
         answers,
@@ -43,7 +45,8 @@ class AnswerConfiguration {
                 || reroutes.reroute(outcome),
         answer -> publish(answer, outbox),
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("final-answer-", 0).factory()),
-        leases);
+        leases,
+        later);
   }
 
   @Bean

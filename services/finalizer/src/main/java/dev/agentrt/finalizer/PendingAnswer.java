@@ -9,9 +9,10 @@ import org.springframework.data.mongodb.core.mapping.MongoId;
 
 /**
  * A finished task's outcome whose answer is not in the chat yet. The listener records it; it is
- * removed once the answer is written and published. While a finalizer writes the answer it holds it
- * ({@code lease}, renewed while that finalizer lives). Anyone may take it once its lease has passed
- * (its holder died or let go).
+ * removed once the answer is written and published, shortly after and not waited for ({@link
+ * PendingAnswers}). While a finalizer writes the answer it holds it ({@code lease}, renewed while
+ * that finalizer lives). Anyone may take it once its lease has passed (its holder died or let go,
+ * or its removal was lost: the answer is found stored).
  *
  * @param id the answer's id ({@link FinalAnswers#idOf}): one pending answer per outcome event
  * @param result the task's result when it succeeded, else null

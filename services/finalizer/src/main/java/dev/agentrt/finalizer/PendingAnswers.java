@@ -1,6 +1,9 @@
 package dev.agentrt.finalizer;
 
+import dev.agentrt.platform.BulkWrites;
+import dev.agentrt.platform.LaterUpdates;
 import dev.agentrt.store.ChatMessage;
+import dev.agentrt.store.Collections;
 import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.LeasedWork;
 import dev.agentrt.store.Leases;
@@ -25,12 +28,12 @@ import org.springframework.data.mongodb.core.query.Update;
  *
  * <p>An outcome's event is recorded as a {@link PendingAnswer} and held by this instance in the
  * same write ({@link #offer}, a {@link Leases#takeOrInsert}), then the answer is written on a
- * thread of its own and the pending answer removed. The service's {@link
- * dev.agentrt.store.LeaseSweeper} renews the holds while this instance lives, then {@link #sweep}
- * takes up the answers nobody holds: those of a finalizer that died (its hold expired), let go when
- * it stopped, or whose writing failed. An answer written twice (a hold lost to a long pause) is
- * stored once: {@link FinalAnswers#write} derives its id from the event and returns an answer
- * already stored.
+ * thread of its own and the pending answer removed later, with the process's other later writes
+ * ({@link #answered}). The service's {@link dev.agentrt.store.LeaseSweeper} renews the holds while
+ * this instance lives, then {@link #sweep} takes up the answers nobody holds: those of a finalizer
+ * that died (its hold expired), let go when it stopped, or whose writing failed. An answer written
+ * twice (a hold lost to a long pause) is stored once: {@link FinalAnswers#write} derives its id
+ * from the event and returns an answer already stored.
  */
 class PendingAnswers implements LeasedWork, AutoCloseable {
 
@@ -45,6 +48,7 @@ class PendingAnswers implements LeasedWork, AutoCloseable {
   private final Consumer<ChatMessage> publish;
   private final ExecutorService writers;
   private final Leases holds;
+  private final LaterUpdates later;
 
   /**
    * @param deliveredElsewhere delivers the outcome of a child task to its caller ({@link
@@ -52,6 +56,7 @@ class PendingAnswers implements LeasedWork, AutoCloseable {
    *     it is not)
    * @param publish publishes a written answer's outbox
    * @param writers runs each answer on a thread of its own
+   * @param later the process's writes made later ({@link #answered}'s removals)
    */
   PendingAnswers(
       MongoTemplate mongo,
@@ -59,7 +64,8 @@ class PendingAnswers implements LeasedWork, AutoCloseable {
       BiPredicate<TaskOutcome, @Nullable Task> deliveredElsewhere,
       Consumer<ChatMessage> publish,
       ExecutorService writers,
-      LeaseProperties leases) {
+      LeaseProperties leases,
+      LaterUpdates later) {
     this.mongo = mongo;
     this.answers = answers;
     this.deliveredElsewhere = deliveredElsewhere;
@@ -67,6 +73,7 @@ class PendingAnswers implements LeasedWork, AutoCloseable {
     this.writers = writers;
     this.holds =
         new Leases(mongo, PendingAnswer.class, PendingAnswer.LEASE, leases.duration(), null);
+    this.later = later;
   }
 
   /**
@@ -136,7 +143,7 @@ class PendingAnswers implements LeasedWork, AutoCloseable {
     String id = FinalAnswers.idOf(outcome);
     try {
       publish.accept(task == null ? answers.write(outcome) : answers.write(outcome, task));
-      mongo.remove(holds.done(id), PendingAnswer.class);
+      answered(outcome);
     } catch (RuntimeException e) {
       if (Thread.currentThread().isInterrupted()) {
         return; // stopping (close() lets go of it), or the hold was lost
@@ -148,6 +155,26 @@ class PendingAnswers implements LeasedWork, AutoCloseable {
           outcome.taskId(),
           e.toString());
     }
+  }
+
+  /**
+   * The answer is written and published: the hold ends, and the pending answer is removed by a
+   * delete that matches only while this instance holds it. Made later, with the process's other
+   * such writes, and not waited for ({@link LaterUpdates}): nothing waits for it, and one lost (the
+   * process died first, or the write failed) leaves the hold to expire, after which the sweep takes
+   * the answer up again, finds it stored, asks no model and only publishes what its outbox still
+   * holds. Until it is made, a redelivered event finds the answer held and leaves it.
+   */
+  private void answered(TaskOutcome outcome) {
+    String id = FinalAnswers.idOf(outcome);
+    later.queue(
+        new BulkWrites.Delete(holds.done(id).getQueryObject(), Collections.PENDING_ANSWERS),
+        failure ->
+            log.warn(
+                "the pending answer to task {} was not removed; its hold expires and the sweep"
+                    + " finds the answer stored: {}",
+                outcome.taskId(),
+                failure.toString()));
   }
 
   /**

@@ -8,6 +8,7 @@ import dev.agentrt.events.TaskCompleted;
 import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
 import dev.agentrt.platform.BulkWrites;
+import dev.agentrt.platform.LaterUpdates;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Collections;
@@ -59,6 +60,7 @@ class MissingAnswerSweepTest {
   private static MongoTemplate mongo;
 
   private final List<String> modelCalls = new CopyOnWriteArrayList<>();
+  private LaterUpdates later;
   private PendingAnswers pending;
   private MissingAnswerSweep sweep;
 
@@ -87,6 +89,7 @@ class MissingAnswerSweepTest {
                 6, 1, Duration.ZERO, Duration.ofSeconds(30), Duration.ofSeconds(60)),
             new UsageCounter(mongo),
             new RunLedger(mongo));
+    later = new LaterUpdates(new BulkWrites(mongo), "later-updates", Duration.ofMillis(100));
     pending =
         new PendingAnswers(
             mongo,
@@ -94,7 +97,8 @@ class MissingAnswerSweepTest {
             (outcome, task) -> false,
             answer -> {},
             new CountingThreads().executor(),
-            new LeaseProperties(Duration.ofSeconds(20), Duration.ofSeconds(5)));
+            new LeaseProperties(Duration.ofSeconds(20), Duration.ofSeconds(5)),
+            later);
     sweep =
         new MissingAnswerSweep(
             mongo,
@@ -112,6 +116,7 @@ class MissingAnswerSweepTest {
   @AfterEach
   void stop() throws InterruptedException {
     pending.close();
+    later.close();
   }
 
   @Test

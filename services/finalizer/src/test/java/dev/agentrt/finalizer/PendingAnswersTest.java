@@ -9,6 +9,7 @@ import dev.agentrt.model.ModelException;
 import dev.agentrt.model.ModelReply;
 import dev.agentrt.model.ModelRequest;
 import dev.agentrt.platform.BulkWrites;
+import dev.agentrt.platform.LaterUpdates;
 import dev.agentrt.store.Chat;
 import dev.agentrt.store.ChatMessage;
 import dev.agentrt.store.Lease;
@@ -65,6 +66,7 @@ class PendingAnswersTest {
   private final List<CountDownLatch> releases = new CopyOnWriteArrayList<>();
   private final Map<String, CountDownLatch> arrived = new ConcurrentHashMap<>();
   private final CountingThreads threads = new CountingThreads();
+  private LaterUpdates later;
   private PendingAnswers pending;
 
   @BeforeAll
@@ -84,6 +86,7 @@ class PendingAnswersTest {
     mongo.insert(new Chat(CHAT, "test", T0));
     task("slow-task");
     task("quick-task");
+    later = new LaterUpdates(new BulkWrites(mongo), "later-updates", Duration.ofMillis(100));
     pending = pendingAnswers();
   }
 
@@ -91,6 +94,7 @@ class PendingAnswersTest {
   void stop() throws InterruptedException {
     releases.forEach(CountDownLatch::countDown);
     pending.close();
+    later.close();
   }
 
   @Test
@@ -235,9 +239,38 @@ class PendingAnswersTest {
     assertThat(published).extracting(ChatMessage::id).containsOnly(FinalAnswers.idOf(outcome));
   }
 
+  /**
+   * Once the answer is written and published, the pending answer is removed later, with the
+   * process's other later writes, not waited for: until then it stays held, so a redelivered event
+   * and a sweep leave it; then it is gone.
+   */
+  @Test
+  void thePendingAnswerIsRemovedLaterAndIsLeftAloneUntilThen() throws InterruptedException {
+    TaskOutcome outcome = completed("quick-task");
+    LaterUpdates lingering =
+        new LaterUpdates(new BulkWrites(mongo), "later-test", Duration.ofMinutes(1));
+    PendingAnswers finalizer = pendingAnswers(lingering);
+    finalizer.offer(outcome);
+    await().atMost(Duration.ofSeconds(10)).until(() -> published.size() == 1);
+
+    finalizer.offer(outcome); // its event, redelivered here
+    finalizer.sweep();
+    finalizer.close(); // waits for the answer's thread, which queued the removal
+
+    assertThat(pendingIds()).as("not removed yet").containsExactly(FinalAnswers.idOf(outcome));
+    lingering.close(); // the linger is over
+    assertThat(pendingIds()).isEmpty();
+    assertThat(modelCalls).containsExactly("quick-task");
+    assertThat(threads.started()).isEqualTo(1);
+  }
+
   // --- fixtures -----------------------------------------------------------------------------
 
   private PendingAnswers pendingAnswers() {
+    return pendingAnswers(later);
+  }
+
+  private PendingAnswers pendingAnswers(LaterUpdates later) {
     FinalAnswers answers =
         new FinalAnswers(
             mongo,
@@ -248,7 +281,13 @@ class PendingAnswersTest {
             new UsageCounter(mongo),
             new RunLedger(mongo));
     return new PendingAnswers(
-        mongo, answers, (outcome, task) -> false, published::add, threads.executor(), LEASES);
+        mongo,
+        answers,
+        (outcome, task) -> false,
+        published::add,
+        threads.executor(),
+        LEASES,
+        later);
   }
 
   /**

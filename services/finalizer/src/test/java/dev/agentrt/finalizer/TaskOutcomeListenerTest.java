@@ -7,6 +7,7 @@ import dev.agentrt.events.EventCodec;
 import dev.agentrt.events.TaskFailed;
 import dev.agentrt.events.Topics;
 import dev.agentrt.platform.BulkWrites;
+import dev.agentrt.platform.LaterUpdates;
 import dev.agentrt.platform.messaging.EventPublisher;
 import dev.agentrt.platform.messaging.IncomingEvents;
 import dev.agentrt.platform.outbox.Outbox;
@@ -51,6 +52,7 @@ class TaskOutcomeListenerTest {
   private static InMemoryMongo mongoServer;
   private static MongoTemplate mongo;
   private static ExecutorService writers;
+  private static LaterUpdates later;
   private static TaskOutcomeListener listener;
 
   @BeforeAll
@@ -73,6 +75,7 @@ class TaskOutcomeListenerTest {
     DelegationResults results =
         new DelegationResults(new SubAgentConversations(mongo), outbox, new EventCodec(), ledger);
     writers = Executors.newVirtualThreadPerTaskExecutor();
+    later = new LaterUpdates(new BulkWrites(mongo), "later-updates", Duration.ofMillis(100));
     PendingAnswers pending =
         new PendingAnswers(
             mongo,
@@ -90,7 +93,8 @@ class TaskOutcomeListenerTest {
             results::deliver,
             answer -> {},
             writers,
-            new LeaseProperties(Duration.ofSeconds(20), Duration.ofSeconds(5)));
+            new LeaseProperties(Duration.ofSeconds(20), Duration.ofSeconds(5)),
+            later);
     listener =
         new TaskOutcomeListener(
             new IncomingEvents(new EventCodec()),
@@ -102,6 +106,7 @@ class TaskOutcomeListenerTest {
   @AfterAll
   static void stop() {
     writers.shutdownNow();
+    later.close();
     mongoServer.close();
     kafka.destroy();
   }

@@ -10,8 +10,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * must be before the relay takes it over from its writer, how many failed attempts to publish an
  * entry the relay makes before it sets the entry aside, and the collections whose published entries
  * are removed later ({@code removed-later}, within about {@code removal-delay}, many in one write;
- * see {@link Outbox}). {@code removal-delay} is the delay of the process's other updates made later
- * too ({@link dev.agentrt.platform.LaterUpdates}: a tool call's end of hold).
+ * see {@link Outbox}). {@code removal-delay} is the delay of the process's other writes made later
+ * too ({@link dev.agentrt.platform.LaterUpdates}: a tool call's end of hold, a written answer's
+ * pending answer removed).
  */
 @ConfigurationProperties("agentrt.outbox")
 public record OutboxProperties(
