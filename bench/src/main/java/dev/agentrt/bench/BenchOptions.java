@@ -13,6 +13,7 @@ record BenchOptions(
     Set<Integer> scenarios,
     int reps,
     int warmupAgents,
+    int warmupBatches,
     int floorSamples,
     int stepAgents,
     int stepRounds,
@@ -49,6 +50,8 @@ record BenchOptions(
         --quick                 smaller everything (2 repetitions, 200 slow-model sub-agents, …)
         --scenarios 1,2,…       which scenarios (default all)
         --reps N                repetitions of each scenario (default 3; --quick 2)
+        --warm-up-batches N     the most warm-up batches of 100 sub-agents, if the JIT compilers
+                                are still at work (default 40)
         --agents N              concurrent sub-agents in scenario 4 (default 1000; --quick 200)
         --latency MS            model latency in scenario 4 (default 500)
         --step-agents N         sub-agents in scenarios 2 and 7 (default 10)
@@ -75,6 +78,7 @@ record BenchOptions(
     boolean help = false;
     Set<Integer> scenarios = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9));
     int reps = quick ? 2 : 3;
+    int warmupBatches = 40;
     int slowAgents = quick ? 200 : 1000;
     long latency = 500;
     int stepAgents = 10;
@@ -103,6 +107,7 @@ record BenchOptions(
           }
         }
         case "--reps" -> reps = number(arg, value(arg, it), 1);
+        case "--warm-up-batches" -> warmupBatches = number(arg, value(arg, it), 1);
         case "--agents" -> slowAgents = number(arg, value(arg, it), 1);
         case "--latency" -> latency = number(arg, value(arg, it), 0);
         case "--step-agents" -> stepAgents = number(arg, value(arg, it), 1);
@@ -129,6 +134,7 @@ record BenchOptions(
         scenarios,
         reps,
         100,
+        warmupBatches,
         quick ? 300 : 1000,
         stepAgents,
         stepRounds,

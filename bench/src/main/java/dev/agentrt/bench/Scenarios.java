@@ -31,8 +31,6 @@ final class Scenarios {
 
   private static final int QUIET_BATCHES = 2;
 
-  private static final int MAX_WARM_UP_BATCHES = 40;
-
   private final BenchStack stack;
   private final ChatDriver driver;
   private final BenchOptions options;
@@ -63,7 +61,7 @@ final class Scenarios {
    */
   void warmUp() {
     int quiet = 0;
-    for (int i = 1; i <= MAX_WARM_UP_BATCHES; i++) {
+    for (int i = 1; i <= options.warmupBatches(); i++) {
       stack.counters(); // as a measured window is read between, see BenchStack.counters()
       Measured warmUp = measured("warm-up", instant(options.warmupAgents(), 5));
       stack.counters();
