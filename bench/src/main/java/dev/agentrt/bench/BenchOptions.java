@@ -35,7 +35,7 @@ record BenchOptions(
       Starts Kafka, MongoDB and the six services (production JVM flags, the OpenAI provider pointed
       at a scripted fake model in this JVM), runs the scenarios, prints a table and writes one JSON
       file per scenario. The full run took 16 minutes on 2 cores (25 November), most of it the
-      warm-up, which runs until a step's CPU stops falling.
+      warm-up, which runs until the JIT compilers are done (5 to 8 minutes since 5 December).
 
       Scenarios: 1 floor, 2 step overhead, 3 throughput, 4 slow model, 5 parallel tools,
                  6 footprint (at rest, and under scenario 4 when it runs),
@@ -51,7 +51,7 @@ record BenchOptions(
         --scenarios 1,2,…       which scenarios (default all)
         --reps N                repetitions of each scenario (default 3; --quick 2)
         --warm-up-batches N     the most warm-up batches of 100 sub-agents, if the JIT compilers
-                                are still at work (default 40)
+                                are still at work (default 120)
         --agents N              concurrent sub-agents in scenario 4 (default 1000; --quick 200)
         --latency MS            model latency in scenario 4 (default 500)
         --step-agents N         sub-agents in scenarios 2 and 7 (default 10)
@@ -78,7 +78,7 @@ record BenchOptions(
     boolean help = false;
     Set<Integer> scenarios = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9));
     int reps = quick ? 2 : 3;
-    int warmupBatches = 40;
+    int warmupBatches = 120;
     int slowAgents = quick ? 200 : 1000;
     long latency = 500;
     int stepAgents = 10;
