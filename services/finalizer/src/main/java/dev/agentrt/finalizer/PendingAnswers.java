@@ -143,7 +143,7 @@ class PendingAnswers implements LeasedWork, AutoCloseable {
     String id = FinalAnswers.idOf(outcome);
     try {
       publish.accept(task == null ? answers.write(outcome) : answers.write(outcome, task));
-      answered(outcome);
+      answered(id, outcome.taskId());
     } catch (RuntimeException e) {
       if (Thread.currentThread().isInterrupted()) {
         return; // stopping (close() lets go of it), or the hold was lost
@@ -165,15 +165,14 @@ class PendingAnswers implements LeasedWork, AutoCloseable {
    * the answer up again, finds it stored, asks no model and only publishes what its outbox still
    * holds. Until it is made, a redelivered event finds the answer held and leaves it.
    */
-  private void answered(TaskOutcome outcome) {
-    String id = FinalAnswers.idOf(outcome);
+  private void answered(String id, String taskId) {
     later.queue(
         new BulkWrites.Delete(holds.done(id).getQueryObject(), Collections.PENDING_ANSWERS),
         failure ->
             log.warn(
                 "the pending answer to task {} was not removed; its hold expires and the sweep"
                     + " finds the answer stored: {}",
-                outcome.taskId(),
+                taskId,
                 failure.toString()));
   }
 
