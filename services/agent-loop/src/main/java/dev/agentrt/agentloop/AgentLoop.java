@@ -22,6 +22,9 @@ import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentMessage;
 import dev.agentrt.store.SubAgentStatus;
 import dev.agentrt.store.Task;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -107,6 +110,12 @@ class AgentLoop {
   private final Clock clock = Clock.systemUTC();
   private final EventLag lag = new EventLag(clock);
 
+  /** How the waits of ends that found a message stored before its event came turned out. */
+  private final Counter eventCame;
+
+  private final Counter eventNotCome;
+  private final Counter eventNotWaitedFor;
+
   /**
    * The turns running on this instance's workers, from the worker's start until the end is written,
    * each with the wakes that came for its sub-agent meanwhile and read nothing ({@link #wake}).
@@ -177,6 +186,7 @@ class AgentLoop {
       Duration eventWait,
       RunLedger ledger,
       ObservationRegistry observations,
+      MeterRegistry meters,
       ConfigVersion config) {
     this.observations = observations;
     this.mongo = mongo;
@@ -193,6 +203,24 @@ class AgentLoop {
     this.tools = new ToolDefinitions(mongo);
     this.turnRequests = new TurnRequests(agents, tools, config);
     this.known = new KnownConversations(conversations);
+    this.eventCame = eventWaits(meters, "came");
+    this.eventNotCome = eventWaits(meters, "timed_out");
+    this.eventNotWaitedFor = eventWaits(meters, "not_waited");
+    Gauge.builder("agentrt.agent-loop.event-lag", lag, l -> l.averageMillis() / 1000.0)
+        .description(
+            "How late the events that wake this instance's sub-agents come, on average (EventLag)")
+        .baseUnit("seconds")
+        .register(meters);
+  }
+
+  private static Counter eventWaits(MeterRegistry meters, String outcome) {
+    return Counter.builder("agentrt.agent-loop.event-waits")
+        .description(
+            "Turn ends that found a message stored before its event came, by what the wait for"
+                + " the event gave: came, timed_out (then the message was read), not_waited (events"
+                + " were late: read at once)")
+        .tag("outcome", outcome)
+        .register(meters);
   }
 
   /**
@@ -1000,7 +1028,10 @@ class AgentLoop {
         // A message came as the end was written; its event, mostly on its way, carries it.
         if (woken == 0 && wakes != null) {
           Duration wait = lag.waitFor(eventWait);
-          if (!wakes.awaitOne(wait)) {
+          if (wakes.awaitOne(wait)) {
+            eventCame.increment();
+          } else {
+            (wait.isZero() ? eventNotWaitedFor : eventNotCome).increment();
             log.debug(
                 "no event within {} for what came after answer {} (events {} ms late); reading",
                 wait,

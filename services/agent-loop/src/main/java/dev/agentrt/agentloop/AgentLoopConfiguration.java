@@ -9,6 +9,7 @@ import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentStatus;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.concurrent.Executors;
@@ -59,6 +60,7 @@ class AgentLoopConfiguration {
       Leases turnLeases,
       RunLedger ledger,
       ObservationRegistry observations,
+      MeterRegistry meters,
       ConfigVersion config,
       AgentLoopProperties properties) {
     return new AgentLoop(
@@ -74,6 +76,7 @@ class AgentLoopConfiguration {
         properties.eventWait(),
         ledger,
         observations,
+        meters,
         config);
   }
 }

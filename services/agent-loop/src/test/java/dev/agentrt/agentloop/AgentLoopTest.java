@@ -2,6 +2,7 @@ package dev.agentrt.agentloop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 import com.mongodb.ConnectionString;
@@ -49,6 +50,7 @@ import dev.agentrt.store.UsageCounter;
 import dev.agentrt.testing.MongoCommands;
 import dev.agentrt.testing.MongoGate;
 import dev.agentrt.testing.ScriptedModel;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.io.ByteArrayInputStream;
@@ -188,6 +190,9 @@ class AgentLoopTest {
     mongoServer.shutdownNow();
     kafka.destroy();
   }
+
+  /** The metrics of {@link #loop} and of the copies made by {@link #loopWith}. */
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
   @BeforeEach
   void aSubAgentWithItsFirstTwoMessages() {
@@ -717,6 +722,31 @@ class AgentLoopTest {
     loop.wake(subAgent.id());
 
     assertTheNextTurnTookTheCarriedResultWithNothingRead(beforeTheNextTurn);
+    assertThat(eventWaits(meters, "came")).isEqualTo(1);
+    assertThat(eventWaits(meters, "timed_out") + eventWaits(meters, "not_waited")).isZero();
+  }
+
+  /**
+   * A result stored before its turn's end was written, whose event does not come (it went to
+   * another instance, or its publisher died before sending it): the end waits for it as long as it
+   * may, then reads the result and has the next turn taken.
+   */
+  @Test
+  void aResultWhoseEventDoesNotComeIsReadOnceTheEndHasWaitedForIt() {
+    MeterRegistry ownMeters = new SimpleMeterRegistry();
+    AgentLoop patient = loopWith(Duration.ofMillis(100), ownMeters);
+    AtomicReference<List<String>> beforeTheNextTurn = aToolRoundThenAnAnswer();
+    GATE.before(
+        "update " + Collections.SUB_AGENTS,
+        AgentLoopTest::endsATurn,
+        () -> elsewhere(() -> appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1")));
+
+    patient.wake(subAgent.id());
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(beforeTheNextTurn.get()).contains("find " + Collections.SUB_AGENT_MESSAGES);
+    assertThat(eventWaits(ownMeters, "timed_out")).isEqualTo(1);
+    assertThat(eventWaits(ownMeters, "came") + eventWaits(ownMeters, "not_waited")).isZero();
   }
 
   /**
@@ -726,7 +756,8 @@ class AgentLoopTest {
    */
   @Test
   void whileEventsComeLateAnEndThatMissedReadsAtOnceInsteadOfWaitingForTheEvent() {
-    AgentLoop lagging = loopWith(Duration.ofMinutes(10)); // a wait would outlast the test
+    MeterRegistry ownMeters = new SimpleMeterRegistry();
+    AgentLoop lagging = loopWith(Duration.ofMinutes(10), ownMeters); // a wait outlasts the test
     lagging.wake( // an event of a message stored an hour before it came
         new SubAgentMessageAdded(
             UUID.randomUUID().toString(),
@@ -751,6 +782,11 @@ class AgentLoopTest {
     assertThat(model.requests().get(1).messages().getLast())
         .extracting(ModelMessage::role, ModelMessage::content, ModelMessage::toolCallId)
         .containsExactly("tool", "{\"hits\":1}", "call_1");
+    assertThat(eventWaits(ownMeters, "not_waited")).isEqualTo(1);
+    assertThat(eventWaits(ownMeters, "came") + eventWaits(ownMeters, "timed_out")).isZero();
+    // one event an hour late, weighing a quarter: 15 minutes
+    assertThat(ownMeters.get("agentrt.agent-loop.event-lag").gauge().value())
+        .isCloseTo(900, within(5.0));
   }
 
   /**
@@ -1927,13 +1963,25 @@ class AgentLoopTest {
     return loopWith(limits, model, turns, PROPERTIES.eventWait());
   }
 
-  /** A copy of the loop whose turn's end waits up to {@code eventWait} for an event. */
-  private AgentLoop loopWith(Duration eventWait) {
-    return loopWith(LIMITS, model, Executors.newVirtualThreadPerTaskExecutor(), eventWait);
+  /**
+   * A copy of the loop whose turn's end waits up to {@code eventWait} for an event, with metrics of
+   * its own.
+   */
+  private AgentLoop loopWith(Duration eventWait, MeterRegistry meters) {
+    return loopWith(LIMITS, model, Executors.newVirtualThreadPerTaskExecutor(), eventWait, meters);
   }
 
   private AgentLoop loopWith(
       RunLimits limits, ScriptedModel model, ExecutorService turns, Duration eventWait) {
+    return loopWith(limits, model, turns, eventWait, meters);
+  }
+
+  private AgentLoop loopWith(
+      RunLimits limits,
+      ScriptedModel model,
+      ExecutorService turns,
+      Duration eventWait,
+      MeterRegistry meters) {
     return new AgentLoop(
         mongo,
         conversations,
@@ -1947,7 +1995,15 @@ class AgentLoopTest {
         eventWait,
         ledger,
         ObservationRegistry.NOOP,
+        meters,
         AgentLoopTest.CONFIG);
+  }
+
+  /**
+   * How many turn ends' waits for an event turned out so ({@code agentrt.agent-loop.event-waits}).
+   */
+  private static double eventWaits(MeterRegistry meters, String outcome) {
+    return meters.get("agentrt.agent-loop.event-waits").tag("outcome", outcome).counter().count();
   }
 
   /** Time passes: the lease of the sub-agent's turn runs out while a worker still holds it. */

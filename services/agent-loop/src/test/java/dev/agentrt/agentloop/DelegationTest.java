@@ -154,6 +154,7 @@ class DelegationTest {
             AgentLoopTest.PROPERTIES.eventWait(),
             ledger,
             ObservationRegistry.NOOP,
+            new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
             AgentLoopTest.CONFIG);
     analyst = startSubAgent("analyst", null);
   }

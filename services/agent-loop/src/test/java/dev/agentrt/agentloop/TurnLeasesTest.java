@@ -388,6 +388,7 @@ class TurnLeasesTest {
             properties.eventWait(),
             ledger,
             ObservationRegistry.NOOP,
+            new SimpleMeterRegistry(),
             AgentLoopTest.CONFIG);
     AtomicInteger sweeps = new AtomicInteger();
     RunSweeper turns = new RunSweeper(loop, leases);
