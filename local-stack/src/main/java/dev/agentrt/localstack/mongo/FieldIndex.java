@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -30,12 +31,16 @@ final class FieldIndex {
   /** Whether the path names a field of the document itself (no dot): read without parsing it. */
   private final boolean topLevel;
 
+  /** The document's field the path starts at. */
+  private final String head;
+
   private final Map<Object, Set<Object>> positionsByValue = new HashMap<>();
   private final Set<Object> positionsWithValue = new LinkedHashSet<>();
 
   FieldIndex(String path) {
     this.path = path;
     this.topLevel = path.indexOf('.') < 0;
+    this.head = topLevel ? path : path.substring(0, path.indexOf('.'));
   }
 
   void add(Object position, Document document) {
@@ -46,8 +51,15 @@ final class FieldIndex {
     remove(position, valuesOf(document));
   }
 
-  /** Follows a document's update; nothing to do when its values at the path stayed the same. */
+  /**
+   * Follows a document's update; nothing to do when its values at the path stayed the same. An
+   * unchanged field where the path starts tells that with one comparison, without parsing the path
+   * in both documents: most updates leave most indexed fields alone.
+   */
   void update(Object position, Document before, Document after) {
+    if (Objects.equals(before.get(head), after.get(head))) {
+      return;
+    }
     List<Object> old = valuesOf(before);
     List<Object> now = valuesOf(after);
     if (!old.equals(now)) {
