@@ -110,9 +110,8 @@ class AgentLoop {
   private final Clock clock = Clock.systemUTC();
   private final EventLag lag = new EventLag(clock);
 
-  /** How the waits of ends that found a message stored before its event came turned out. */
+  // How the waits of ends that found a message stored before its event came turned out.
   private final Counter eventCame;
-
   private final Counter eventNotCome;
   private final Counter eventNotWaitedFor;
 
