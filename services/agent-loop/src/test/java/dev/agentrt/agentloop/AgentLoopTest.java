@@ -735,11 +735,7 @@ class AgentLoopTest {
   void aResultWhoseEventDoesNotComeIsReadOnceTheEndHasWaitedForIt() {
     MeterRegistry ownMeters = new SimpleMeterRegistry();
     AgentLoop patient = loopWith(Duration.ofMillis(100), ownMeters);
-    AtomicReference<List<String>> beforeTheNextTurn = aToolRoundThenAnAnswer();
-    GATE.before(
-        "update " + Collections.SUB_AGENTS,
-        AgentLoopTest::endsATurn,
-        () -> elsewhere(() -> appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1")));
+    AtomicReference<List<String>> beforeTheNextTurn = aResultStoredBeforeTheEndItsEventNeverSent();
 
     patient.wake(subAgent.id());
 
@@ -767,12 +763,7 @@ class AgentLoopTest {
             subAgent.chatId(),
             UUID.randomUUID().toString(),
             SubAgentMessage.TOOL));
-    AtomicReference<List<String>> beforeTheNextTurn = aToolRoundThenAnAnswer();
-    GATE.before(
-        "update " + Collections.SUB_AGENTS,
-        AgentLoopTest::endsATurn,
-        // the result is stored before the end; its event never comes
-        () -> elsewhere(() -> appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1")));
+    AtomicReference<List<String>> beforeTheNextTurn = aResultStoredBeforeTheEndItsEventNeverSent();
 
     lagging.wake(subAgent.id());
 
@@ -787,6 +778,19 @@ class AgentLoopTest {
     // one event an hour late, weighing a quarter: 15 minutes
     assertThat(ownMeters.get("agentrt.agent-loop.event-lag").gauge().value())
         .isCloseTo(900, within(5.0));
+  }
+
+  /**
+   * {@link #aToolRoundThenAnAnswer}, whose result ({@code {"hits":1}}) is stored just before the
+   * turn's end is written, as a fast tool's is, and whose event is never sent.
+   */
+  private AtomicReference<List<String>> aResultStoredBeforeTheEndItsEventNeverSent() {
+    AtomicReference<List<String>> beforeTheNextTurn = aToolRoundThenAnAnswer();
+    GATE.before(
+        "update " + Collections.SUB_AGENTS,
+        AgentLoopTest::endsATurn,
+        () -> elsewhere(() -> appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1")));
+    return beforeTheNextTurn;
   }
 
   /**
@@ -1960,7 +1964,7 @@ class AgentLoopTest {
    * turns on these threads. Nothing renews its holds: a minute is longer than any test.
    */
   private AgentLoop loopWith(RunLimits limits, ScriptedModel model, ExecutorService turns) {
-    return loopWith(limits, model, turns, PROPERTIES.eventWait());
+    return loopWith(limits, model, turns, PROPERTIES.eventWait(), meters);
   }
 
   /**
@@ -1969,11 +1973,6 @@ class AgentLoopTest {
    */
   private AgentLoop loopWith(Duration eventWait, MeterRegistry meters) {
     return loopWith(LIMITS, model, Executors.newVirtualThreadPerTaskExecutor(), eventWait, meters);
-  }
-
-  private AgentLoop loopWith(
-      RunLimits limits, ScriptedModel model, ExecutorService turns, Duration eventWait) {
-    return loopWith(limits, model, turns, eventWait, meters);
   }
 
   private AgentLoop loopWith(
