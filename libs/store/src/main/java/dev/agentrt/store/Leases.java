@@ -253,10 +253,9 @@ public final class Leases {
   }
 
   /**
-   * The take's write, by collection name rather than entity class, as the writes here are (but
-   * {@link #takeOrInsert}'s, once per answer): mapped against the class, a lease field's path
-   * ({@code turn.leaseUntil}) and a field the record does not declare cost Spring Data thrown and
-   * caught exceptions on every write.
+   * The take's write, by collection name rather than entity class, as every write here is: mapped
+   * against the class, a lease field's path ({@code turn.leaseUntil}) and a field the record does
+   * not declare cost Spring Data thrown and caught exceptions on every write.
    */
   private @Nullable Document takeOne(Query query, Update also) {
     return mongo.findAndModify(
@@ -279,7 +278,7 @@ public final class Leases {
                 mongo.upsert(
                     Query.query(Criteria.where("_id").is(id).and(untilField).lt(now())),
                     holding(onInsert),
-                    type);
+                    collection);
                 return true;
               } catch (DuplicateKeyException heldElsewhere) {
                 return null;

@@ -136,7 +136,7 @@ public final class Plans {
   /** The chat's plans, oldest first. */
   public List<Plan> ofChat(String chatId) {
     return mongo.find(
-        Query.query(Criteria.where("chatId").is(chatId)).with(Sort.by("createdAt", "_id")),
+        Query.query(Criteria.where("chatId").is(chatId)).with(Sort.by("createdAt", "id")),
         Plan.class);
   }
 

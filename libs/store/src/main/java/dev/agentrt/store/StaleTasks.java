@@ -46,7 +46,7 @@ public final class StaleTasks {
           Criteria.where("updatedAt").is(last.updatedAt()).and("_id").gt(last.id()));
     }
     List<Task> tasks =
-        mongo.find(Query.query(changed).with(Sort.by("updatedAt", "_id")).limit(batch), Task.class);
+        mongo.find(Query.query(changed).with(Sort.by("updatedAt", "id")).limit(batch), Task.class);
     last = tasks.size() < batch ? null : tasks.getLast();
     return tasks;
   }

@@ -235,7 +235,7 @@ class FinalAnswers {
   private List<ChatMessage> latest(String chatId) {
     return mongo.find(
         Query.query(Criteria.where("chatId").is(chatId))
-            .with(Sort.by(Sort.Direction.DESC, "createdAt", "_id"))
+            .with(Sort.by(Sort.Direction.DESC, "createdAt", "id"))
             .limit(properties.historySize()),
         ChatMessage.class);
   }

@@ -82,7 +82,7 @@ public class ChatAccess {
     CurrentUser user = CurrentUser.get();
     Query query = user.admin() ? new Query() : Query.query(ownedBy(user.name()));
     return mongo.find(
-        query.with(PageRequest.of(page, size, Sort.by(Sort.Direction.DESC, "_id"))), Chat.class);
+        query.with(PageRequest.of(page, size, Sort.by(Sort.Direction.DESC, "id"))), Chat.class);
   }
 
   private static Criteria ownedBy(String user) {

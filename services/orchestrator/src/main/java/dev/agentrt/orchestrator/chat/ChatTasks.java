@@ -29,7 +29,7 @@ class ChatTasks {
 
   List<Task> ofChat(String chatId) {
     return mongo.find(
-        Query.query(Criteria.where("chatId").is(chatId)).with(Sort.by("createdAt", "_id")),
+        Query.query(Criteria.where("chatId").is(chatId)).with(Sort.by("createdAt", "id")),
         Task.class);
   }
 
@@ -78,7 +78,7 @@ class ChatTasks {
     return mongo
         .find(
             Query.query(Criteria.where("delegation.parentTaskId").is(taskId))
-                .with(Sort.by("createdAt", "_id")),
+                .with(Sort.by("createdAt", "id")),
             Task.class)
         .stream()
         .map(Task::id)

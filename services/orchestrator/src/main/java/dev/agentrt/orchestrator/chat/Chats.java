@@ -108,7 +108,7 @@ public class Chats {
 
   public List<ChatMessage> messages(String chatId) {
     return mongo.find(
-        Query.query(Criteria.where("chatId").is(chatId)).with(Sort.by("createdAt", "_id")),
+        Query.query(Criteria.where("chatId").is(chatId)).with(Sort.by("createdAt", "id")),
         ChatMessage.class);
   }
 }

@@ -105,7 +105,7 @@ class TaskDetails {
         mongo
             .find(
                 Query.query(Criteria.where("subAgentId").is(subAgent.id()))
-                    .with(Sort.by("createdAt", "_id")),
+                    .with(Sort.by("createdAt", "id")),
                 ToolCall.class)
             .stream()
             .map(TaskDetails::toolCall)

@@ -167,7 +167,7 @@ public class ToolCallApprovals {
                         .is(chatId)
                         .and("status")
                         .is(ToolCallStatus.awaiting_approval))
-                .with(Sort.by(Sort.Direction.DESC, "createdAt", "_id"))
+                .with(Sort.by(Sort.Direction.DESC, "createdAt", "id"))
                 .limit(1),
             ToolCall.class));
   }

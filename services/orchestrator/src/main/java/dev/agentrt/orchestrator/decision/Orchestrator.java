@@ -138,7 +138,7 @@ class Orchestrator {
     List<Task> tasks =
         mongo.find(
             Query.query(Criteria.where("chatId").is(message.chatId()))
-                .with(Sort.by("createdAt", "_id")),
+                .with(Sort.by("createdAt", "id")),
             Task.class);
     return routeToWaitingSubAgent(message, tasks)
         .or(() -> decideWaitingApproval(message))
@@ -329,7 +329,7 @@ class Orchestrator {
                         .orOperator(
                             Criteria.where("createdAt").lte(message.createdAt()),
                             Criteria.where("role").ne(ChatMessage.USER)))
-                .with(Sort.by(Sort.Direction.DESC, "createdAt", "_id"))
+                .with(Sort.by(Sort.Direction.DESC, "createdAt", "id"))
                 .limit(properties.historySize()),
             ChatMessage.class);
     List<ChatMessage> history = new ArrayList<>(latest.reversed());

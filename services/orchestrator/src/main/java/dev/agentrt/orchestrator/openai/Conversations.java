@@ -130,7 +130,7 @@ class Conversations {
                 .in(MessageOutcomes.answeringTasks(taskId))
                 .and("createdAt")
                 .gte(after))
-        .with(Sort.by("createdAt", "_id"))
+        .with(Sort.by("createdAt", "id"))
         .limit(1);
   }
 
@@ -147,7 +147,7 @@ class Conversations {
                             .is(reply.chatId())
                             .and("createdAt")
                             .lte(reply.createdAt()))
-                    .with(Sort.by("createdAt", "_id")),
+                    .with(Sort.by("createdAt", "id")),
                 ChatMessage.class)
             .stream()
             .filter(
