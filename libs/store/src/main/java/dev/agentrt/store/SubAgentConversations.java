@@ -301,7 +301,8 @@ public class SubAgentConversations {
 
   /**
    * The longest text an event carries of its message ({@link #addedCarrying}): a longer one is read
-   * from its document. The outbox keeps the event, copy included, until it is sent.
+   * from its document. A tool message's outbox keeps the event without the copy (tool-runner's
+   * {@code ToolMessages}); the instruction's keeps it with the copy until it is sent.
    */
   public static final int MAX_CARRIED = 16_384;
 

@@ -10,7 +10,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * An event still to publish, stored inside the document whose write caused it (DESIGN invariant 1).
- * The payload is kept encoded, so a republished event is byte for byte the one first sent.
+ * The payload is kept encoded, so a republished event is byte for byte the one stored. The first
+ * publish may send the same event carrying more (a tool message's event carries its result, which
+ * the stored one leaves to the message it is stored in).
  *
  * @param traceparent the W3C trace context of the work that caused the event, taken when the entry
  *     is made and sent in the record's {@code traceparent} header, so the work the event triggers

@@ -74,9 +74,9 @@ class ToolMessages {
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
     String messageId = messageId(call.id());
     String content = call.status() == ToolCallStatus.success ? call.result() : call.error();
+    // Stored without the result, which the message holds once already; sent carrying it.
     SubAgentMessageAdded added =
-        SubAgentConversations.addedCarrying(
-            subAgent, messageId, SubAgentMessage.TOOL, content, call.modelCallId(), now);
+        SubAgentConversations.added(subAgent, messageId, SubAgentMessage.TOOL, now);
     NewMessage toolMessage =
         new NewMessage(
             messageId,
@@ -89,11 +89,18 @@ class ToolMessages {
         call.resultAfter() == null
             ? conversations.append(subAgent, toolMessage, now)
             : conversations.append(subAgent, toolMessage, call.resultAfter(), now);
+    OutboxEntry carrying =
+        OutboxEntry.of(
+            SubAgentConversations.addedCarrying(
+                subAgent, messageId, SubAgentMessage.TOOL, content, call.modelCallId(), now),
+            codec);
     // The result's run event is recorded by now: the loop's next step goes after it.
     outbox.publishOrLeaveToRelay(
         Collections.SUB_AGENT_MESSAGES,
         message.id(),
-        message.outbox(),
+        message.outbox().stream()
+            .map(entry -> entry.eventId().equals(carrying.eventId()) ? carrying : entry)
+            .toList(),
         ledger.positionHeader(call.chatId()));
     calls.answered(call.id());
   }

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** Records what would be sent to Kafka, acknowledging at once. */
+/** Records what would be sent to Kafka, acknowledging at once, or never while {@link #refusing}. */
 final class RecordingPublisher extends EventPublisher {
 
   private static final EventCodec CODEC = new EventCodec();
@@ -20,6 +20,9 @@ final class RecordingPublisher extends EventPublisher {
   /** The headers each entry was sent with besides its own, in the order of {@link #entries}. */
   final List<Map<String, String>> headers = new CopyOnWriteArrayList<>();
 
+  /** Whether sends fail, as they do when the broker does not acknowledge. */
+  volatile boolean refusing;
+
   RecordingPublisher() {
     super(null, "test");
   }
@@ -28,12 +31,16 @@ final class RecordingPublisher extends EventPublisher {
   public CompletableFuture<?> send(OutboxEntry entry, Map<String, String> headers) {
     this.headers.add(headers);
     entries.add(entry);
-    return CompletableFuture.completedFuture(null);
+    return refusing
+        ? CompletableFuture.failedFuture(new IllegalStateException("no acknowledgement"))
+        : CompletableFuture.completedFuture(null);
   }
 
   List<Event> events() {
-    return entries.stream()
-        .map(e -> CODEC.decode(e.ceType(), e.payload().getBytes(StandardCharsets.UTF_8)))
-        .toList();
+    return entries.stream().map(RecordingPublisher::event).toList();
+  }
+
+  static Event event(OutboxEntry entry) {
+    return CODEC.decode(entry.ceType(), entry.payload().getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -330,6 +330,39 @@ class ToolCallRunnerTest {
   }
 
   /**
+   * The tool message's event is sent carrying the result, but the message's outbox keeps it
+   * without: the message holds the result already. Published again by the relay (here the broker
+   * did not acknowledge), it has the agent loop read the message.
+   */
+  @Test
+  void theToolMessagesOutboxKeepsItsEventWithoutTheResultItIsSentWith() {
+    published.refusing = true;
+    SubAgent subAgent = stored(subAgent());
+    ToolCall call = stored(pending(subAgent, "search_docs", "{\"query\":\"kafka\"}"));
+
+    runner.onRequested(requested(call));
+    awaitAnswered(call);
+
+    SubAgentMessage message = theToolMessageOf(call);
+    assertThat(message.content()).isEqualTo(ScriptedTool.RESULT);
+    OutboxEntry sent = published.entries.getFirst();
+    assertThat(((SubAgentMessageAdded) RecordingPublisher.event(sent)).message())
+        .isEqualTo(new SubAgentMessageAdded.Carried(ScriptedTool.RESULT, call.modelCallId()));
+    assertThat(message.outbox())
+        .as("not acknowledged, so kept")
+        .singleElement()
+        .satisfies(
+            kept -> {
+              assertThat(kept.eventId()).isEqualTo(sent.eventId());
+              assertThat(kept.traceparent()).isEqualTo(sent.traceparent());
+              SubAgentMessageAdded stored = (SubAgentMessageAdded) RecordingPublisher.event(kept);
+              assertThat(stored.message()).isNull();
+              assertThat(stored.messageId()).isEqualTo(message.id());
+              assertThat(stored.occurredAt()).isEqualTo(message.createdAt());
+            });
+  }
+
+  /**
    * A tool that ends before its start is shown has its start recorded with its result: one insert
    * into the chat's ledger for both, the start first, both stamped as recorded (the result's
    * latency says how long the tool ran). The tool message's event tells the agent loop where the
