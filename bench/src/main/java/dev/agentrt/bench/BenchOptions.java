@@ -62,10 +62,10 @@ record BenchOptions(
         --tool-ms T             how long each of them takes (default 1000; --quick 500)
         --service-jvm-opts "…"  more JVM options for every service, e.g. a flight recording:
                                 "-XX:StartFlightRecording=filename=bench/target/%p.jfr"
-        --profile               flight recordings of every JVM during scenario 3's repetitions,
-                                and where their samples fall, by process and by library
-                                (bench/target/run/profile/*.jfr; the recorder costs CPU, so
-                                read the shares, not the times)
+        --profile               flight recordings of every JVM during scenario 2's and 3's
+                                repetitions, and where their samples fall, by process and by
+                                library (bench/target/run/profile/<scenario>/*.jfr; the recorder
+                                costs CPU, so read the shares, not the times)
         --out DIR               where the JSON files go (default bench/target/results)
         --compare A B           no run: two earlier runs' results side by side, each metric's
                                 median in A and B and the difference (A and B: two scenario
@@ -126,8 +126,9 @@ record BenchOptions(
         default -> throw new IllegalArgumentException("unknown option " + arg);
       }
     }
-    if (profile && !scenarios.contains(3)) {
-      throw new IllegalArgumentException("--profile records scenario 3: add it to --scenarios");
+    if (profile && !scenarios.contains(2) && !scenarios.contains(3)) {
+      throw new IllegalArgumentException(
+          "--profile records scenarios 2 and 3: add one of them to --scenarios");
     }
     return new BenchOptions(
         help,

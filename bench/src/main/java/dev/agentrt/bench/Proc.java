@@ -46,32 +46,54 @@ final class Proc {
   }
 
   /**
-   * CPU seconds the process's JIT compiler threads have used: the threads HotSpot names {@code C1
-   * CompilerThread…} and {@code C2 CompilerThread…} ({@code /proc/<pid>/task/<tid>/comm} keeps 15
-   * characters of a name). The CPU itself, not the compilation time the JVM reports, which counts
-   * the time a compiler thread waits for a core too; on two shared cores that is most of it.
+   * CPU seconds a JVM's own threads have used: its JIT compilers' and its garbage collectors'.
+   *
+   * @param compilers the threads HotSpot names {@code C1 CompilerThread…} and {@code C2
+   *     CompilerThread…}
+   * @param collectors G1's and Parallel's threads ({@code GC Thread#…}, {@code G1 Conc#…}, {@code
+   *     G1 Refine#…}, {@code G1 Main Marker}, {@code G1 Service}); Serial's work in the {@code VM
+   *     Thread}, with other safepoint work, and is not counted
    */
-  static double compilerCpuSeconds(long pid) {
-    double seconds = 0;
+  record JvmThreads(double compilers, double collectors) {}
+
+  /**
+   * What the process's compiler and collector threads have used ({@code
+   * /proc/<pid>/task/<tid>/comm} keeps 15 characters of a name): the CPU itself, not the
+   * compilation or collection time the JVM reports, which counts the time a thread waits for a core
+   * too; on two shared cores that is most of it. Zeros when the process is gone.
+   */
+  static JvmThreads jvmThreadsCpuSeconds(long pid) {
+    double compilers = 0, collectors = 0;
     try (DirectoryStream<Path> threads =
         Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
       for (Path thread : threads) {
         try {
-          if (isCompilerThread(Files.readString(thread.resolve("comm")).strip())) {
-            seconds += cpuSeconds(Files.readString(thread.resolve("stat")));
+          String name = Files.readString(thread.resolve("comm")).strip();
+          if (isCompilerThread(name)) {
+            compilers += cpuSeconds(Files.readString(thread.resolve("stat")));
+          } else if (isCollectorThread(name)) {
+            collectors += cpuSeconds(Files.readString(thread.resolve("stat")));
           }
         } catch (IOException e) {
           // the thread ended meanwhile
         }
       }
     } catch (IOException e) {
-      return 0;
+      return new JvmThreads(0, 0);
     }
-    return seconds;
+    return new JvmThreads(compilers, collectors);
   }
 
   static boolean isCompilerThread(String name) {
     return name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre");
+  }
+
+  static boolean isCollectorThread(String name) {
+    return name.startsWith("GC Thread#")
+        || name.startsWith("G1 Conc#")
+        || name.startsWith("G1 Refine#")
+        || name.equals("G1 Main Marker")
+        || name.equals("G1 Service");
   }
 
   /** From the text of {@code /proc/<pid>/stat}: fields 14 and 15, counted after the command. */

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /** The scenarios of issues 8 and 20, each repeated and summed up in a {@link ScenarioResult}. */
 final class Scenarios {
@@ -82,6 +83,7 @@ final class Scenarios {
       Batch batch,
       Map<String, Double> cpuSeconds,
       Map<String, Double> compilerCpuSeconds,
+      Map<String, Double> collectorCpuSeconds,
       double wallSeconds) {
 
     long steps() {
@@ -99,6 +101,12 @@ final class Scenarios {
     /** The share of the CPU time the JVMs' JIT compiler threads took. */
     double compilerShare() {
       return compilerCpuSeconds.values().stream().mapToDouble(Double::doubleValue).sum()
+          / cpuSecondsTotal();
+    }
+
+    /** The share of the CPU time the JVMs' garbage collector threads took. */
+    double collectorShare() {
+      return collectorCpuSeconds.values().stream().mapToDouble(Double::doubleValue).sum()
           / cpuSecondsTotal();
     }
 
@@ -123,6 +131,14 @@ final class Scenarios {
               .sum();
       return services * 1000 / steps();
     }
+
+    /**
+     * The CPU window as {@code [from, to]}, {@code from} taken just before it began: the bench's
+     * reads after it are left out of a profile's samples as of the CPU time.
+     */
+    Instant[] window(Instant from) {
+      return new Instant[] {from, from.plusNanos((long) (wallSeconds * 1_000_000_000))};
+    }
   }
 
   /**
@@ -140,15 +156,19 @@ final class Scenarios {
                     Batch.ended(stack, driver, scripts.getFirst().group(), scripts, BATCH_TIMEOUT));
     batch[0].collect(stack);
     done(label, batch[0]);
-    return new Measured(batch[0], cpu.seconds(), cpu.compilerSeconds(), cpu.wallSeconds());
+    return new Measured(
+        batch[0], cpu.seconds(), cpu.compilerSeconds(), cpu.collectorSeconds(), cpu.wallSeconds());
   }
 
   /**
    * CPU seconds each of {@code pids} spent while {@code work} ran, of them its JIT compiler
-   * threads', and how long it ran.
+   * threads' and its garbage collector threads', and how long it ran.
    */
   private record Cpu(
-      Map<String, Double> seconds, Map<String, Double> compilerSeconds, double wallSeconds) {
+      Map<String, Double> seconds,
+      Map<String, Double> compilerSeconds,
+      Map<String, Double> collectorSeconds,
+      double wallSeconds) {
 
     double total() {
       return seconds.values().stream().mapToDouble(Double::doubleValue).sum();
@@ -156,24 +176,27 @@ final class Scenarios {
   }
 
   private static Cpu cpu(Map<String, Long> pids, Runnable work) {
-    Map<String, Double> before = new LinkedHashMap<>(), compilersBefore = new LinkedHashMap<>();
+    Map<String, Double> before = new LinkedHashMap<>();
+    Map<String, Proc.JvmThreads> jvmBefore = new LinkedHashMap<>();
     pids.forEach(
         (name, pid) -> {
           before.put(name, Proc.cpuSeconds(pid));
-          compilersBefore.put(name, Proc.compilerCpuSeconds(pid));
+          jvmBefore.put(name, Proc.jvmThreadsCpuSeconds(pid));
         });
     long wallStart = System.nanoTime();
     work.run();
     double wall = (System.nanoTime() - wallStart) / 1e9;
     Map<String, Double> cpu = new LinkedHashMap<>(), compilers = new LinkedHashMap<>();
+    Map<String, Double> collectors = new LinkedHashMap<>();
     pids.forEach(
         (name, pid) -> {
           cpu.put(name, Proc.cpuSeconds(pid) - before.get(name));
-          // A compiler thread HotSpot stopped takes its time with it: never below zero.
-          compilers.put(
-              name, Math.max(0, Proc.compilerCpuSeconds(pid) - compilersBefore.get(name)));
+          Proc.JvmThreads was = jvmBefore.get(name), now = Proc.jvmThreadsCpuSeconds(pid);
+          // A thread HotSpot stopped takes its time with it: never below zero.
+          compilers.put(name, Math.max(0, now.compilers() - was.compilers()));
+          collectors.put(name, Math.max(0, now.collectors() - was.collectors()));
         });
-    return new Cpu(cpu, compilers, wall);
+    return new Cpu(cpu, compilers, collectors, wall);
   }
 
   ScenarioResult floor() {
@@ -236,16 +259,41 @@ final class Scenarios {
             + " it) → its tool call starts running (tool call finished − latencyMs)");
     List<Double> p50 = new ArrayList<>(), p95 = new ArrayList<>(), p99 = new ArrayList<>();
     List<Double> wake = new ArrayList<>(), dispatch = new ArrayList<>(), ratio = new ArrayList<>();
+    List<Double> cores = new ArrayList<>(), cpuPerStep = new ArrayList<>();
+    List<Double> compilerShare = new ArrayList<>(), mongoCommandsPerStep = new ArrayList<>();
+    List<Double> collectorShare = new ArrayList<>();
+    Profile profile = options.profile() ? startProfile(result) : null;
+    List<Instant[]> windows = new ArrayList<>();
     for (int rep = 0; rep < options.reps(); rep++) {
-      Batch batch = batch("step", instant(n, rounds));
-      Steps steps = Steps.of(batch);
+      BenchStack.Counters before = stack.counters();
+      Instant from = Instant.now();
+      Measured measured = measured("step", instant(n, rounds));
+      windows.add(measured.window(from));
+      BenchStack.Counters after = stack.counters();
+      long stepCount = measured.steps();
+      mongoCommandsPerStep.add(
+          commandsIn(before, after).values().stream().mapToDouble(Double::doubleValue).sum()
+              / stepCount);
+      result.details.put(
+          "mongoCommandsPerStepByKindRep" + (rep + 1),
+          perStepByKind(before.commandsByKind(), after.commandsByKind(), stepCount));
+      Steps steps = Steps.of(measured.batch());
       p50.add(steps.total().p50());
       p95.add(steps.total().p95());
       p99.add(steps.total().p99());
       wake.add(steps.wake().p50());
       dispatch.add(steps.dispatch().p50());
+      // Whether the steps waited on the cores: ten sub-agents stepping as fast as they can.
+      cores.add(measured.cpuSecondsTotal() / measured.wallSeconds());
+      cpuPerStep.add(measured.cpuMillisPerStep());
+      compilerShare.add(100 * measured.compilerShare());
+      collectorShare.add(100 * measured.collectorShare());
       result.details.put("rep" + (rep + 1), steps);
+      result.details.put("cpuSecondsByProcessRep" + (rep + 1), measured.cpuSeconds());
+      result.details.put(
+          "collectorCpuSecondsByProcessRep" + (rep + 1), measured.collectorCpuSeconds());
     }
+    stopProfile(profile, windows, result);
     double floor = Stats.median(stepFloors);
     if (!stepFloors.isEmpty()) {
       p50.forEach(v -> ratio.add(v / floor));
@@ -259,7 +307,12 @@ final class Scenarios {
     if (!ratio.isEmpty()) {
       result.row("step p50 / floor of a step", "×", ratio);
     }
-    return result;
+    return result
+        .row("CPU used, all processes (posts and answers included)", "cores of 2", cores)
+        .row("CPU time per step, all processes", "ms", cpuPerStep)
+        .row("  of it the JIT compilers' threads", "%", compilerShare)
+        .row("  of it the garbage collectors' threads", "%", collectorShare)
+        .row("MongoDB commands per step, six services", "", mongoCommandsPerStep);
   }
 
   ScenarioResult throughput() {
@@ -276,21 +329,17 @@ final class Scenarios {
     List<Double> cpuPerStep = new ArrayList<>(), stepsPerFreeCores = new ArrayList<>();
     List<Double> servicesCpuPerStep = new ArrayList<>(), mongoCommandsPerStep = new ArrayList<>();
     List<Double> compilerShare = new ArrayList<>(), compiledCpuPerStep = new ArrayList<>();
+    List<Double> collectorShare = new ArrayList<>();
     Map<String, List<Double>> mongoCommandsPerStepByService = new LinkedHashMap<>();
-    Profile profile = options.profile() ? startProfile() : null;
+    Profile profile = options.profile() ? startProfile(result) : null;
     List<Instant[]> windows = new ArrayList<>();
     for (int rep = 0; rep < options.reps(); rep++) {
       BenchStack.Counters before = stack.counters();
       Instant from = Instant.now();
       Measured measured = measured("throughput", instant(n, rounds));
-      // The profile's window is the CPU window: the bench's reads after it are left out of both.
-      windows.add(
-          new Instant[] {from, from.plusNanos((long) (measured.wallSeconds() * 1_000_000_000))});
+      windows.add(measured.window(from));
       BenchStack.Counters after = stack.counters();
-      Map<String, Double> commands = new LinkedHashMap<>();
-      after
-          .commands()
-          .forEach((name, count) -> commands.put(name, count - before.commands().get(name)));
+      Map<String, Double> commands = commandsIn(before, after);
       Batch batch = measured.batch();
       double seconds = (batch.lastEndedAt() - batch.postedAt) / 1000.0;
       long steps = measured.steps();
@@ -302,6 +351,7 @@ final class Scenarios {
       // costs, and how many steps per second two free cores could therefore carry.
       cpuPerStep.add(measured.cpuMillisPerStep());
       compilerShare.add(100 * measured.compilerShare());
+      collectorShare.add(100 * measured.collectorShare());
       compiledCpuPerStep.add(measured.compiledCpuMillisPerStep());
       servicesCpuPerStep.add(measured.servicesCpuMillisPerStep());
       stepsPerFreeCores.add(2 * steps / cpuTotal);
@@ -326,15 +376,11 @@ final class Scenarios {
       detail.put("seconds", seconds);
       detail.put("cpuSecondsByProcess", measured.cpuSeconds());
       detail.put("compilerCpuSecondsByProcess", measured.compilerCpuSeconds());
+      detail.put("collectorCpuSecondsByProcess", measured.collectorCpuSeconds());
       detail.put("wallSecondsOfCpuWindow", measured.wallSeconds());
       result.details.put("rep" + (rep + 1), detail);
     }
-    if (profile != null) {
-      Map<String, Map<String, Integer>> samples =
-          Profile.samplesByLayer(profile.stop(BenchStack.BENCH_JVM, say), windows);
-      result.details.put("executionSamplesByLayer", samples);
-      Profile.table(samples).forEach(say);
-    }
+    stopProfile(profile, windows, result);
     result
         .row("steps per second", "1/s", stepsPerS, Target.atLeast(150, "/s"))
         .row("runs per second", "1/s", runsPerS)
@@ -342,6 +388,7 @@ final class Scenarios {
         .row("CPU time per step, all processes", "ms", cpuPerStep, Target.atMost(10, "ms"))
         .row("  of it the JIT compilers' threads", "%", compilerShare)
         .row("  without them: once the JIT is done", "ms", compiledCpuPerStep)
+        .row("  of it the garbage collectors' threads", "%", collectorShare)
         .row("CPU time per step, the six services", "ms", servicesCpuPerStep)
         .row("steps per second 2 free cores could carry", "1/s", stepsPerFreeCores)
         .row("step p50 at saturation", "ms", stepP50)
@@ -355,13 +402,39 @@ final class Scenarios {
     return result;
   }
 
-  /** Recordings of every JVM from now on; the services' settle in for a moment first. */
-  private Profile startProfile() {
+  /**
+   * Recordings of every JVM from now on, into a directory of the scenario's; the services' settle
+   * in for a moment first.
+   */
+  private Profile startProfile(ScenarioResult scenario) {
     Map<String, Long> services = new LinkedHashMap<>(stack.pids());
     services.remove(BenchStack.BENCH_JVM);
-    Profile profile = Profile.start(services, BenchMain.WORK.resolve("profile"));
+    Profile profile =
+        Profile.start(services, BenchMain.WORK.resolve("profile").resolve(scenario.id));
     Batch.sleep(Duration.ofSeconds(2)); // starting a recording deoptimizes some code
     return profile;
+  }
+
+  /** The recordings' samples within the windows, by process and library: printed and kept. */
+  private void stopProfile(
+      @Nullable Profile profile, List<Instant[]> windows, ScenarioResult scenario) {
+    if (profile == null) {
+      return;
+    }
+    Map<String, Map<String, Integer>> samples =
+        Profile.samplesByLayer(profile.stop(BenchStack.BENCH_JVM, say), windows);
+    scenario.details.put("executionSamplesByLayer", samples);
+    Profile.table(samples).forEach(say);
+  }
+
+  /** Each service's MongoDB commands between two readings of the counters. */
+  private static Map<String, Double> commandsIn(
+      BenchStack.Counters before, BenchStack.Counters after) {
+    Map<String, Double> commands = new LinkedHashMap<>();
+    after
+        .commands()
+        .forEach((name, count) -> commands.put(name, count - before.commands().get(name)));
+    return commands;
   }
 
   /** Each service's commands of each kind in the window, per step, the most frequent first. */

@@ -25,7 +25,9 @@ class ProcTest {
     assertThat(Proc.rssMiB(pid)).isPositive();
     assertThat(Proc.cpuSeconds(pid)).isPositive();
     // Loading JUnit and AssertJ alone has the C1 compiler busy for far more than a tick.
-    assertThat(Proc.compilerCpuSeconds(pid)).isPositive().isLessThan(Proc.cpuSeconds(pid));
+    Proc.JvmThreads jvm = Proc.jvmThreadsCpuSeconds(pid);
+    assertThat(jvm.compilers()).isPositive().isLessThan(Proc.cpuSeconds(pid));
+    assertThat(jvm.collectors()).isNotNegative().isLessThan(Proc.cpuSeconds(pid));
   }
 
   @Test
@@ -34,5 +36,16 @@ class ProcTest {
     assertThat(Proc.isCompilerThread("C1 CompilerThre")).isTrue();
     assertThat(Proc.isCompilerThread("G1 Conc#0")).isFalse();
     assertThat(Proc.isCompilerThread("VM Thread")).isFalse();
+  }
+
+  @Test
+  void theCollectorThreadsAreKnownByTheirTruncatedNames() {
+    assertThat(Proc.isCollectorThread("GC Thread#0")).isTrue();
+    assertThat(Proc.isCollectorThread("G1 Conc#0")).isTrue();
+    assertThat(Proc.isCollectorThread("G1 Refine#1")).isTrue();
+    assertThat(Proc.isCollectorThread("G1 Main Marker")).isTrue();
+    assertThat(Proc.isCollectorThread("G1 Service")).isTrue();
+    assertThat(Proc.isCollectorThread("C2 CompilerThre")).isFalse();
+    assertThat(Proc.isCollectorThread("VM Thread")).isFalse();
   }
 }
