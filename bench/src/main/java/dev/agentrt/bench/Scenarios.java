@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -31,6 +32,9 @@ final class Scenarios {
   private static final double COMPILING_AT_MOST = 0.05;
 
   private static final int QUIET_BATCHES = 2;
+
+  /** The most batches of scenario 2's own shape run, unmeasured, before its repetitions. */
+  private static final int STEP_WARM_UP_BATCHES = 30;
 
   private final BenchStack stack;
   private final ChatDriver driver;
@@ -61,21 +65,29 @@ final class Scenarios {
    * two runs of one commit would differ more than two commits do.
    */
   void warmUp() {
+    untilCompiled("warm-up", options.warmupBatches(), () -> instant(options.warmupAgents(), 5));
+  }
+
+  /**
+   * Batches until the JVMs' JIT compilers took less than {@link #COMPILING_AT_MOST} of a batch's
+   * CPU time, {@link #QUIET_BATCHES} batches in a row, or {@code most} batches were run.
+   */
+  private void untilCompiled(String label, int most, Supplier<List<Script>> batch) {
     int quiet = 0;
-    for (int i = 1; i <= options.warmupBatches(); i++) {
+    for (int i = 1; i <= most; i++) {
       stack.counters(); // as a measured window is read between, see BenchStack.counters()
-      Measured warmUp = measured("warm-up", instant(options.warmupAgents(), 5));
+      Measured run = measured(label, batch.get());
       stack.counters();
-      double compiling = warmUp.compilerShare();
+      double compiling = run.compilerShare();
       say.accept(
-          "  warm-up %d: %.1f ms CPU per step, %.0f per cent of it compiling"
-              .formatted(i, warmUp.cpuMillisPerStep(), 100 * compiling));
+          "  %s %d: %.1f ms CPU per step, %.0f per cent of it compiling"
+              .formatted(label, i, run.cpuMillisPerStep(), 100 * compiling));
       quiet = compiling < COMPILING_AT_MOST ? quiet + 1 : 0;
       if (quiet == QUIET_BATCHES) {
         return;
       }
     }
-    say.accept("  warm-up: the compilers are still at work; measuring anyway");
+    say.accept("  %s: the compilers are still at work; measuring anyway".formatted(label));
   }
 
   /** A batch, with the CPU time every process of the stack spent while it ran. */
@@ -262,6 +274,8 @@ final class Scenarios {
     List<Double> cores = new ArrayList<>(), cpuPerStep = new ArrayList<>();
     List<Double> compilerShare = new ArrayList<>(), mongoCommandsPerStep = new ArrayList<>();
     List<Double> collectorShare = new ArrayList<>();
+    // Ten sub-agents' longer conversations run code the warm-up's batches did not make hot.
+    untilCompiled("step warm-up", STEP_WARM_UP_BATCHES, () -> instant(n, rounds));
     Profile profile = options.profile() ? startProfile(result) : null;
     List<Instant[]> windows = new ArrayList<>();
     for (int rep = 0; rep < options.reps(); rep++) {
