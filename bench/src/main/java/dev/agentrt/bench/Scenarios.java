@@ -103,7 +103,7 @@ final class Scenarios {
     }
 
     double cpuSecondsTotal() {
-      return cpuSeconds.values().stream().mapToDouble(Double::doubleValue).sum();
+      return sum(cpuSeconds);
     }
 
     double cpuMillisPerStep() {
@@ -112,14 +112,12 @@ final class Scenarios {
 
     /** The share of the CPU time the JVMs' JIT compiler threads took. */
     double compilerShare() {
-      return compilerCpuSeconds.values().stream().mapToDouble(Double::doubleValue).sum()
-          / cpuSecondsTotal();
+      return sum(compilerCpuSeconds) / cpuSecondsTotal();
     }
 
     /** The share of the CPU time the JVMs' garbage collector threads took. */
     double collectorShare() {
-      return collectorCpuSeconds.values().stream().mapToDouble(Double::doubleValue).sum()
-          / cpuSecondsTotal();
+      return sum(collectorCpuSeconds) / cpuSecondsTotal();
     }
 
     /**
@@ -183,7 +181,7 @@ final class Scenarios {
       double wallSeconds) {
 
     double total() {
-      return seconds.values().stream().mapToDouble(Double::doubleValue).sum();
+      return sum(seconds);
     }
   }
 
@@ -285,9 +283,7 @@ final class Scenarios {
       windows.add(measured.window(from));
       BenchStack.Counters after = stack.counters();
       long stepCount = measured.steps();
-      mongoCommandsPerStep.add(
-          commandsIn(before, after).values().stream().mapToDouble(Double::doubleValue).sum()
-              / stepCount);
+      mongoCommandsPerStep.add(sum(commandsIn(before, after)) / stepCount);
       result.details.put(
           "mongoCommandsPerStepByKindRep" + (rep + 1),
           perStepByKind(before.commandsByKind(), after.commandsByKind(), stepCount));
@@ -371,8 +367,7 @@ final class Scenarios {
       stepsPerFreeCores.add(2 * steps / cpuTotal);
       stepP50.add(Steps.of(batch).total().p50());
       // Every command in the window, the sweeps' and the heartbeats' too: what a step costs.
-      mongoCommandsPerStep.add(
-          commands.values().stream().mapToDouble(Double::doubleValue).sum() / steps);
+      mongoCommandsPerStep.add(sum(commands) / steps);
       commands.forEach(
           (name, count) ->
               mongoCommandsPerStepByService
@@ -439,6 +434,11 @@ final class Scenarios {
         Profile.samplesByLayer(profile.stop(BenchStack.BENCH_JVM, say), windows);
     scenario.details.put("executionSamplesByLayer", samples);
     Profile.table(samples).forEach(say);
+  }
+
+  /** The sum of a figure over the processes. */
+  private static double sum(Map<String, Double> byProcess) {
+    return byProcess.values().stream().mapToDouble(Double::doubleValue).sum();
   }
 
   /** Each service's MongoDB commands between two readings of the counters. */
@@ -813,10 +813,7 @@ final class Scenarios {
     stack.pids().forEach((name, pid) -> rss.put(name, Proc.rssMiB(pid)));
     result.details.put("atRestMiB", rss);
     result.row("RSS at rest, six services", "MiB", List.of(servicesSum(rss)));
-    result.row(
-        "RSS at rest, all (with Kafka + Mongo JVM)",
-        "MiB",
-        List.of(rss.values().stream().mapToDouble(Double::doubleValue).sum()));
+    result.row("RSS at rest, all (with Kafka + Mongo JVM)", "MiB", List.of(sum(rss)));
     Cpu rest = cpu(stack.pids(), () -> Batch.sleep(CPU_AT_REST));
     Map<String, Double> msPerSecond = new LinkedHashMap<>();
     rest.seconds()
