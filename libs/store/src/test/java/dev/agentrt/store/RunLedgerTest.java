@@ -3,6 +3,7 @@ package dev.agentrt.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
@@ -14,6 +15,7 @@ import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -399,5 +401,81 @@ class RunLedgerTest {
         .endsWith("…");
     assertThat(RunLedger.excerpt("short")).isEqualTo("short");
     assertThatThrownBy(() -> RunLedger.data("lonely")).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  // StepStarts: a step's start recorded with its end, or on its own; once, and before the end.
+
+  @Test
+  void aStepThatEndsBeforeItsStartIsShownHasBothRecordedTogether() {
+    try (StepStarts starts = new StepStarts(ledger, Duration.ofMinutes(1), "test-starts")) {
+      String chat = aChat();
+
+      starts.begin(chat, aStep("start", RunEvent.STEP_START)).withEnd(List.of(aStep("end", "x")));
+
+      List<RunEvent> events = ledger.after(chat, 0, 10);
+      assertThat(events)
+          .extracting(RunEvent::type, RunEvent::seq)
+          .containsExactly(tuple(RunEvent.STEP_START, 1L), tuple("x", 2L));
+      assertThat(events.getFirst().at()).as("one append").isEqualTo(events.getLast().at());
+    }
+  }
+
+  @Test
+  void aStepStillRunningHasItsStartShownOnItsOwnAndItsEndFollows() {
+    try (StepStarts starts = new StepStarts(ledger, Duration.ofMillis(1), "test-starts")) {
+      String chat = aChat();
+
+      StepStarts.Start start = starts.begin(chat, aStep("start", RunEvent.STEP_START));
+      await() // the timer records the start on its own
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> !ledger.after(chat, 0, 10).isEmpty());
+      start.withEnd(List.of(aStep("end", "x")));
+
+      assertThat(ledger.after(chat, 0, 10))
+          .extracting(RunEvent::type)
+          .containsExactly(RunEvent.STEP_START, "x");
+    }
+  }
+
+  /** The start shown on its own and the end coming at the same moment: the start once, first. */
+  @Test
+  void aStartShownAloneAsItsEndComesIsRecordedOnceBeforeIt() throws Exception {
+    try (StepStarts starts = new StepStarts(ledger, Duration.ofMinutes(1), "test-starts")) {
+      for (int i = 0; i < 20; i++) {
+        String chat = aChat();
+        StepStarts.Start start = starts.begin(chat, aStep("start", RunEvent.STEP_START));
+        CyclicBarrier together = new CyclicBarrier(2);
+        Thread alone =
+            Thread.ofVirtual()
+                .start(
+                    () -> {
+                      meet(together);
+                      start.alone();
+                    });
+        meet(together);
+        start.withEnd(List.of(aStep("end", "x")));
+        alone.join();
+
+        assertThat(ledger.after(chat, 0, 10))
+            .extracting(RunEvent::type)
+            .containsExactly(RunEvent.STEP_START, "x");
+      }
+    }
+  }
+
+  private static String aChat() {
+    return mongo.insert(new Chat(Ids.fresh(), "t", Instant.now())).id();
+  }
+
+  private static RunLedger.Step aStep(String key, String type) {
+    return new RunLedger.Step(key, type, "task", "sub-agent", null, RunLedger.data("k", key));
+  }
+
+  private static void meet(CyclicBarrier barrier) {
+    try {
+      barrier.await();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

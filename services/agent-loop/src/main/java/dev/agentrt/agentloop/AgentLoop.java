@@ -17,6 +17,7 @@ import dev.agentrt.store.ConfigVersion;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
+import dev.agentrt.store.StepStarts;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentMessage;
@@ -103,6 +104,7 @@ class AgentLoop {
   private final ExecutorService workers;
   private final Duration eventWait;
   private final RunLedger ledger;
+  private final StepStarts starts;
   private final ObservationRegistry observations;
   private final ToolDefinitions tools;
   private final TurnRequests turnRequests;
@@ -184,6 +186,7 @@ class AgentLoop {
       ExecutorService workers,
       Duration eventWait,
       RunLedger ledger,
+      StepStarts starts,
       ObservationRegistry observations,
       MeterRegistry meters,
       ConfigVersion config) {
@@ -199,6 +202,7 @@ class AgentLoop {
     this.workers = workers;
     this.eventWait = eventWait;
     this.ledger = ledger;
+    this.starts = starts;
     this.tools = new ToolDefinitions(mongo);
     this.turnRequests = new TurnRequests(agents, tools, config);
     this.known = new KnownConversations(conversations);
@@ -644,7 +648,10 @@ class AgentLoop {
    *
    * <p>The turn is a step of the ledger ({@code step_start} … {@code step_end}); its {@code stepId}
    * is the id its answer gets, derived from the sub-agent and the newest message it answers, so a
-   * turn taken again after a crash, or an event recorded twice, has the same one.
+   * turn taken again after a crash, or an event recorded twice, has the same one. A model that
+   * answers within {@code agentrt.agent-loop.start-shown-after} has the turn's start recorded with
+   * its end, in one insert ({@link StepStarts}); a turn that ends without an answer stored has its
+   * start recorded on its own as it ends.
    */
   private void runTurn(
       SubAgent subAgent,
@@ -661,22 +668,31 @@ class AgentLoop {
     TurnRequests.Turn request;
     ModelReply reply;
     long latencyMs;
+    StepStarts.Start start = null;
     try {
       modelName = modelFor(subAgent, agent);
       request = turnRequests.of(agent, conversation.messages(), modelName);
       if (conversation.resultsSinceLastAnswer()) {
         ledger.othersWrote(subAgent.chatId());
       }
-      ledger.append(
-          subAgent,
-          "step_start/" + id + "/" + seq,
-          RunEvent.STEP_START,
-          RunLedger.data("step", step, "turn", turn, "stepId", stepId, "model", modelName));
+      start =
+          starts.begin(
+              subAgent.chatId(),
+              RunLedger.Step.of(
+                  subAgent,
+                  "step_start/" + id + "/" + seq,
+                  RunEvent.STEP_START,
+                  RunLedger.data(
+                      "step", step, "turn", turn, "stepId", stepId, "model", modelName)));
       long started = System.nanoTime();
       reply = model.call(request.request());
       latencyMs = (System.nanoTime() - started) / 1_000_000;
     } catch (RuntimeException e) {
-      if (Thread.interrupted()) {
+      boolean interrupted = Thread.interrupted();
+      if (start != null) {
+        start.alone();
+      }
+      if (interrupted) {
         log.info(
             "turn {} of sub-agent {} stopped while the model thought (cancelled, taken over, or"
                 + " the service stopping); it stores nothing",
@@ -698,6 +714,7 @@ class AgentLoop {
     Query end = turns.done(id);
     if (Thread.interrupted()) {
       log.info("turn {} of sub-agent {} was stopped as the model answered; dropped", seq, id);
+      start.alone();
       turns.release(id);
       return;
     }
@@ -716,6 +733,7 @@ class AgentLoop {
         log.info(
             "sub-agent {} stopped (cancelled, or failed by a limit) during its turn; the answer is dropped",
             id);
+        start.alone();
         mongo.updateFirst(end, new Update().unset("turn"), SubAgent.class);
         return;
       }
@@ -723,7 +741,8 @@ class AgentLoop {
       List<String> problems = schemaProblems(agent, answer);
       long used = tokensUsed(conversation, stored.get());
       // The step's end, a budget warning when due and a kept final answer's run end: one append
-      // (one insert), with the answer's tokens for the chat's usage when they count there.
+      // (one insert; its start's too, unless shown on its own), with the answer's tokens for the
+      // chat's usage when they count there.
       List<RunLedger.Step> recorded = new ArrayList<>(3);
       recorded.add(stepEnd(subAgent, step, turn, modelName, reply, answer, latencyMs, problems));
       if (used >= run.warnTokens()) {
@@ -732,7 +751,7 @@ class AgentLoop {
       if (problems == null || problems.isEmpty()) {
         runEnd(subAgent, answer).ifPresent(recorded::add);
       }
-      ledger.append(subAgent.chatId(), recorded, stored.get().chatUsage());
+      start.withEnd(recorded, stored.get().chatUsage());
       if (withinBudget(subAgent, conversation, run, answer, used)) {
         settle(subAgent, agent, conversation, answer, problems);
         if (TurnOutcome.of(answer) instanceof TurnOutcome.ToolCalls) {
@@ -742,6 +761,7 @@ class AgentLoop {
       endTurn(end, answer, wakes);
     } catch (RuntimeException e) {
       Thread.interrupted(); // not to fail the write that lets go of the turn as well
+      start.alone();
       log.error("turn {} of sub-agent {} failed; the next sweep finishes it", seq, id, e);
       turns.release(id);
     }

@@ -6,6 +6,7 @@ import dev.agentrt.store.ConfigVersion;
 import dev.agentrt.store.LeaseProperties;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunLedger;
+import dev.agentrt.store.StepStarts;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentStatus;
@@ -48,6 +49,12 @@ class AgentLoopConfiguration {
         Criteria.where("status").is(SubAgentStatus.active));
   }
 
+  /** The turns' {@code step_start}s: with their ends when the model answers within a moment. */
+  @Bean(destroyMethod = "close")
+  StepStarts turnStarts(RunLedger ledger, AgentLoopProperties properties) {
+    return new StepStarts(ledger, properties.startShownAfter(), "turn-start-timer");
+  }
+
   @Bean(destroyMethod = "stop")
   AgentLoop agentLoop(
       MongoTemplate mongo,
@@ -59,6 +66,7 @@ class AgentLoopConfiguration {
       RunLimits limits,
       Leases turnLeases,
       RunLedger ledger,
+      StepStarts turnStarts,
       ObservationRegistry observations,
       MeterRegistry meters,
       ConfigVersion config,
@@ -75,6 +83,7 @@ class AgentLoopConfiguration {
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("turn-", 0).factory()),
         properties.eventWait(),
         ledger,
+        turnStarts,
         observations,
         meters,
         config);

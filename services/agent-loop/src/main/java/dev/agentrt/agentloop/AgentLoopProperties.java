@@ -16,6 +16,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param eventWait how long a turn's end that finds a message came (a fast tool's result) waits for
  *     that message's event, which carries it, before it reads the message instead; it waits only
  *     while events come within half of this on average ({@link EventLag})
+ * @param startShownAfter how long the model thinks before the turn's {@code step_start} is recorded
+ *     in the chat's ledger on its own; a model that answers sooner has it recorded with the turn's
+ *     {@code step_end}, in one insert ({@link dev.agentrt.store.StepStarts}); 0: every start as its
+ *     turn starts
  */
 @ConfigurationProperties("agentrt.agent-loop")
 record AgentLoopProperties(
@@ -23,9 +27,14 @@ record AgentLoopProperties(
     @DefaultValue("1s") Duration modelBackoff,
     @DefaultValue("60s") Duration modelTimeout,
     @DefaultValue("16") int maxToolCallsPerTurn,
-    @DefaultValue("1s") Duration eventWait) {
+    @DefaultValue("1s") Duration eventWait,
+    @DefaultValue("50ms") Duration startShownAfter) {
 
   AgentLoopProperties {
+    if (startShownAfter.isNegative()) {
+      throw new IllegalArgumentException(
+          "agentrt.agent-loop.start-shown-after must not be negative, not " + startShownAfter);
+    }
     if (maxToolCallsPerTurn < 1) {
       throw new IllegalArgumentException(
           "agentrt.agent-loop.max-tool-calls-per-turn must be at least 1, not "

@@ -33,6 +33,7 @@ import dev.agentrt.store.Ids;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
+import dev.agentrt.store.StepStarts;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
@@ -142,7 +143,8 @@ class AgentLoopTest {
           Duration.ofMillis(10),
           Duration.ofSeconds(5), // generous: a held model step must not time out on a busy box
           3,
-          Duration.ofSeconds(2)); // a test sees the end wait for an event
+          Duration.ofSeconds(2), // a test sees the end wait for an event
+          Duration.ofMillis(50));
 
   private static final MongoCommands COMMANDS = new MongoCommands();
   private static final MongoGate GATE = new MongoGate();
@@ -154,6 +156,7 @@ class AgentLoopTest {
   private static Outbox outbox;
   private static SubAgentConversations conversations;
   private static RunLedger ledger;
+  private static StepStarts starts;
 
   private final ScriptedModel model = new ScriptedModel();
   private AgentLoop loop;
@@ -182,6 +185,8 @@ class AgentLoopTest {
     outbox = new Outbox(new EventPublisher(template, "agent-loop-test"), mongo);
     conversations = new SubAgentConversations(mongo);
     ledger = new RunLedger(mongo);
+    // A turn's start goes with its end (no model here thinks for a minute) unless a test says not.
+    starts = new StepStarts(ledger, Duration.ofMinutes(1), "turn-start-timer");
   }
 
   @AfterAll
@@ -372,8 +377,9 @@ class AgentLoopTest {
   }
 
   /**
-   * A final answer's {@code step_end} and the run's {@code run_end} are one append: one insert into
-   * the chat's ledger (the turn's {@code step_start} is the other), at consecutive positions.
+   * A final answer's {@code step_end} and the run's {@code run_end} are one append, with the turn's
+   * {@code step_start} when the model answered before it was shown on its own: one insert into the
+   * chat's ledger, at consecutive positions.
    */
   @Test
   void aFinalAnswersStepEndAndTheRunsEndAreOneInsertAtConsecutivePositions() {
@@ -391,13 +397,51 @@ class AgentLoopTest {
         events.stream().filter(e -> e.type().equals(RunEvent.STEP_END)).findFirst().orElseThrow();
     RunEvent runEnd =
         events.stream().filter(e -> e.type().equals(RunEvent.RUN_END)).findFirst().orElseThrow();
+    RunEvent stepStart = events.get(events.indexOf(stepEnd) - 1);
+    assertThat(stepStart.type()).isEqualTo(RunEvent.STEP_START);
     assertThat(runEnd.seq()).isEqualTo(stepEnd.seq() + 1);
+    assertThat(stepStart.at()).as("recorded together").isEqualTo(runEnd.at());
     assertThat(
             COMMANDS.from(t -> true).stream()
                 .filter(c -> c.equals("insert " + Collections.RUN_EVENTS))
                 .toList())
-        .as("the turn's inserts into the ledger: its start, then its end with the run's")
-        .hasSize(2);
+        .as("the turn's one insert into the ledger: its start, its end and the run's")
+        .hasSize(1);
+  }
+
+  /**
+   * A model still thinking after a moment (50 ms by default; 0: at once) has the turn's start shown
+   * on its own while it thinks; the turn's end follows it once the model answers.
+   */
+  @Test
+  void aSlowModelsTurnHasItsStartShownWhileItThinksAndItsEndFollows() throws Exception {
+    for (Duration shownAfter : List.of(PROPERTIES.startShownAfter(), Duration.ZERO)) {
+      startSubAgent("researcher", null);
+      try (StepStarts shows = new StepStarts(ledger, shownAfter, "turn-start-timer")) {
+        CountDownLatch modelCalled = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        model.then(held(modelCalled, release, ScriptedModel.reply("Done.", List.of())));
+
+        loopWith(shows).wake(subAgent.id());
+
+        assertThat(modelCalled.await(10, TimeUnit.SECONDS)).isTrue();
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(
+                () -> ledger.after(subAgent.chatId(), 0, 10),
+                events -> events.stream().anyMatch(e -> e.type().equals(RunEvent.STEP_START)));
+        assertThat(ledger.after(subAgent.chatId(), 0, 10))
+            .as("shown after %s while the model thinks", shownAfter)
+            .extracting(RunEvent::type)
+            .doesNotContain(RunEvent.STEP_END);
+        release.countDown();
+        await().until(() -> task().status() == TaskStatus.success);
+        assertThat(ledger.after(subAgent.chatId(), 0, 10))
+            .extracting(RunEvent::type)
+            .containsSubsequence(RunEvent.STEP_START, RunEvent.STEP_END, RunEvent.RUN_END)
+            .containsOnlyOnce(RunEvent.STEP_START);
+      }
+    }
   }
 
   @Test
@@ -1981,6 +2025,27 @@ class AgentLoopTest {
       ExecutorService turns,
       Duration eventWait,
       MeterRegistry meters) {
+    return loopWith(limits, model, turns, eventWait, meters, starts);
+  }
+
+  /** A copy of the loop whose turns' starts are recorded by {@code starts}. */
+  private AgentLoop loopWith(StepStarts starts) {
+    return loopWith(
+        LIMITS,
+        model,
+        Executors.newVirtualThreadPerTaskExecutor(),
+        PROPERTIES.eventWait(),
+        meters,
+        starts);
+  }
+
+  private AgentLoop loopWith(
+      RunLimits limits,
+      ScriptedModel model,
+      ExecutorService turns,
+      Duration eventWait,
+      MeterRegistry meters,
+      StepStarts starts) {
     return new AgentLoop(
         mongo,
         conversations,
@@ -1993,6 +2058,7 @@ class AgentLoopTest {
         turns,
         eventWait,
         ledger,
+        starts,
         ObservationRegistry.NOOP,
         meters,
         AgentLoopTest.CONFIG);

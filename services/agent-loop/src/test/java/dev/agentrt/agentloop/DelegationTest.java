@@ -20,6 +20,7 @@ import dev.agentrt.store.Collections;
 import dev.agentrt.store.DelegationReplies;
 import dev.agentrt.store.Ids;
 import dev.agentrt.store.RunLedger;
+import dev.agentrt.store.StepStarts;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
@@ -88,6 +89,7 @@ class DelegationTest {
   private static Outbox outbox;
   private static SubAgentConversations conversations;
   private static RunLedger ledger;
+  private static StepStarts starts;
 
   private final ScriptedModel model = new ScriptedModel();
   private AgentLoop loop;
@@ -114,6 +116,7 @@ class DelegationTest {
             mongo);
     conversations = new SubAgentConversations(mongo);
     ledger = new RunLedger(mongo);
+    starts = new StepStarts(ledger, AgentLoopTest.PROPERTIES.startShownAfter(), "turn-start-timer");
   }
 
   @AfterAll
@@ -153,6 +156,7 @@ class DelegationTest {
             Executors.newVirtualThreadPerTaskExecutor(),
             AgentLoopTest.PROPERTIES.eventWait(),
             ledger,
+            starts,
             ObservationRegistry.NOOP,
             new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
             AgentLoopTest.CONFIG);

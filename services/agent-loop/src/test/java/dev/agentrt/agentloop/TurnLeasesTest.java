@@ -19,6 +19,7 @@ import dev.agentrt.store.Leases;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
+import dev.agentrt.store.StepStarts;
 import dev.agentrt.store.SubAgent;
 import dev.agentrt.store.SubAgentConversations;
 import dev.agentrt.store.SubAgentConversations.NewMessage;
@@ -91,6 +92,7 @@ class TurnLeasesTest {
   private static Outbox outbox;
   private static SubAgentConversations conversations;
   private static RunLedger ledger;
+  private static StepStarts starts;
 
   private final List<Instance> instances = new ArrayList<>();
   private SubAgent subAgent;
@@ -113,6 +115,7 @@ class TurnLeasesTest {
             mongo);
     conversations = new SubAgentConversations(mongo);
     ledger = new RunLedger(mongo);
+    starts = new StepStarts(ledger, AgentLoopTest.PROPERTIES.startShownAfter(), "turn-start-timer");
   }
 
   @AfterAll
@@ -356,7 +359,12 @@ class TurnLeasesTest {
     // One attempt, and a timeout no held call reaches: a model call ends only as the test says.
     AgentLoopProperties properties =
         new AgentLoopProperties(
-            1, Duration.ofMillis(10), Duration.ofMinutes(1), 16, Duration.ofMillis(200));
+            1,
+            Duration.ofMillis(10),
+            Duration.ofMinutes(1),
+            16,
+            Duration.ofMillis(200),
+            Duration.ofMillis(50));
     AgentLoop loop =
         new AgentLoop(
             mongo,
@@ -387,6 +395,7 @@ class TurnLeasesTest {
             workers,
             properties.eventWait(),
             ledger,
+            starts,
             ObservationRegistry.NOOP,
             new SimpleMeterRegistry(),
             AgentLoopTest.CONFIG);

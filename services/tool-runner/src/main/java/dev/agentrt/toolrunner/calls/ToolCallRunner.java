@@ -9,6 +9,7 @@ import dev.agentrt.platform.BulkWrites;
 import dev.agentrt.store.Leases;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
+import dev.agentrt.store.StepStarts;
 import dev.agentrt.store.ToolCall;
 import dev.agentrt.toolrunner.tools.ErrorType;
 import dev.agentrt.toolrunner.tools.RegisteredTool;
@@ -33,10 +34,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -84,11 +81,13 @@ class ToolCallRunner implements DisposableBean {
   private final Toolbox toolbox;
   private final AgentCatalog agents;
   private final Duration defaultTimeout;
-  private final Duration startShownAfter;
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
 
-  /** Shows the start of a tool still running after {@link #startShownAfter}. */
-  private final ScheduledExecutorService startTimers = startTimers();
+  /**
+   * A call's {@code tool_call_start}: with its result when the tool ends within {@code
+   * agentrt.tools.start-shown-after}, else on its own once that time has passed.
+   */
+  private final StepStarts starts;
 
   private final Counter executions;
   private final RunLedger ledger;
@@ -130,7 +129,7 @@ class ToolCallRunner implements DisposableBean {
     this.toolbox = toolbox;
     this.agents = agents;
     this.defaultTimeout = properties.timeout();
-    this.startShownAfter = properties.startShownAfter();
+    this.starts = new StepStarts(ledger, properties.startShownAfter(), "tool-start-timer");
     this.permits = new Semaphore(properties.maxConcurrentCalls());
     this.retries = new ToolRetries(properties.retry());
     this.cap = new ResultSizeCap(properties.maxResultSize().toBytes());
@@ -377,8 +376,13 @@ class ToolCallRunner implements DisposableBean {
       return;
     }
     long started = System.nanoTime();
-    ToolStartEvent start = new ToolStartEvent(ledger, call);
-    ScheduledFuture<?> shown = showLater(start);
+    StepStarts.Start start =
+        starts.begin(
+            call.chatId(),
+            step(
+                call,
+                RunEvent.TOOL_CALL_START,
+                RunLedger.toolCall(call.id(), call.stepId(), call.name(), call.arguments())));
     ToolOutcome outcome = null;
     RuntimeException failure = null;
     try {
@@ -408,47 +412,8 @@ class ToolCallRunner implements DisposableBean {
       unfinished(call, failure); // its start is shown when its timer fires
       return;
     }
-    if (shown != null) {
-      shown.cancel(false);
-    }
     recordAndAnswer(
         call, outcome, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), start);
-  }
-
-  /**
-   * Has the start shown on its own, on a worker, once the tool has run for {@link #startShownAfter}
-   * (at once, here, when that is 0); unless the result takes it first.
-   */
-  private @Nullable ScheduledFuture<?> showLater(ToolStartEvent start) {
-    if (startShownAfter.isZero()) {
-      start.alone();
-      return null;
-    }
-    Runnable onAWorker =
-        () -> {
-          try {
-            executor.execute(start::alone);
-          } catch (RejectedExecutionException stopping) {
-            // the service stops: the call is run again elsewhere, and shown there
-          }
-        };
-    try {
-      return startTimers.schedule(onAWorker, startShownAfter.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException stopping) {
-      return null; // the service stops: the result, if it comes, brings the start with it
-    }
-  }
-
-  /**
-   * One thread for the timers of every call; a timer cancelled (its tool ended first, as most do)
-   * leaves the queue at once rather than waking the thread when it would have fired.
-   */
-  private static ScheduledExecutorService startTimers() {
-    ScheduledThreadPoolExecutor timers =
-        new ScheduledThreadPoolExecutor(
-            1, Thread.ofPlatform().daemon(true).name("tool-start-timer").factory());
-    timers.setRemoveOnCancelPolicy(true);
-    return timers;
   }
 
   private static ToolOutcome.Failure cancelledOutcome(ToolCall call) {
@@ -465,7 +430,7 @@ class ToolCallRunner implements DisposableBean {
    * shown yet), and answers the call with its tool message.
    */
   private void recordAndAnswer(
-      ToolCall call, ToolOutcome result, long latencyMs, @Nullable ToolStartEvent start) {
+      ToolCall call, ToolOutcome result, long latencyMs, StepStarts.@Nullable Start start) {
     ToolOutcome outcome = cap.apply(result);
     try {
       Optional<ToolCall> stored = calls.record(call, outcome, latencyMs);
@@ -489,10 +454,9 @@ class ToolCallRunner implements DisposableBean {
                 "latencyMs",
                 latencyMs);
         if (start == null) {
-          ledger.append(
-              call.chatId(), List.of(ToolStartEvent.step(call, RunEvent.TOOL_CALL_RESULT, data)));
+          ledger.append(call.chatId(), List.of(step(call, RunEvent.TOOL_CALL_RESULT, data)));
         } else {
-          start.withResult(data);
+          start.withEnd(List.of(step(call, RunEvent.TOOL_CALL_RESULT, data)));
         }
       }
       log.info(
@@ -506,6 +470,12 @@ class ToolCallRunner implements DisposableBean {
     } catch (RuntimeException e) {
       unfinished(call, e);
     }
+  }
+
+  /** A run event of this call (agent unknown here: null). */
+  private static RunLedger.Step step(ToolCall call, String type, Map<String, Object> data) {
+    return new RunLedger.Step(
+        type + "/" + call.id(), type, call.taskId(), call.subAgentId(), null, data);
   }
 
   private static void unfinished(ToolCall call, RuntimeException e) {
@@ -576,7 +546,7 @@ class ToolCallRunner implements DisposableBean {
    */
   @Override
   public void destroy() {
-    startTimers.shutdownNow();
+    starts.close();
     executor.shutdownNow();
     try {
       executor.awaitTermination(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
