@@ -4,6 +4,7 @@ import dev.agentrt.platform.BulkWrites;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.bson.Document;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.FindAndModifyOptions;
@@ -82,11 +83,14 @@ public class UsageCounter {
   /**
    * {@link #addToRun} for a task whose run has no turns but its own sub-agent's (it started no
    * child task): its caller has the run's sum from the conversation, so nothing is read back, and
-   * the write goes in one bulk write with the other updates queued meanwhile.
+   * the write is queued, to go in one bulk write with the other writes queued meanwhile (the
+   * caller's own among them, when it queues them before it waits).
+   *
+   * @return completes once it is written, or fails with why it was not
    */
-  public void addToOwnRun(
+  public CompletableFuture<Void> queueToOwnRun(
       String taskId, @Nullable String model, TurnUsage tokens, boolean firstOfRun) {
-    updates.update(
+    return updates.queue(
         Query.query(Criteria.where("_id").is(taskId)),
         runUpdate(model, tokens, firstOfRun),
         Collections.TASKS);

@@ -109,9 +109,10 @@ class OutcomeRecorder {
    * StoredAnswer#chatUsage}): the task's own write counts it for a task the orchestrator started
    * (no extra round trip); a child's turn adds one write, to its root's run. A task that started no
    * child task has no other turns in its run than its own, whose sum its conversation gives: its
-   * write reads nothing back and goes in a bulk write with others. The sub-agent's sums are its
-   * answers' ({@link dev.agentrt.store.Usage#summed}). Storing the same answer again finds it
-   * stored and counts nothing.
+   * write reads nothing back and goes in a bulk write with others, queued before the calls are
+   * recorded so that it goes in theirs: one wait for both. The sub-agent's sums are its answers'
+   * ({@link dev.agentrt.store.Usage#summed}). Storing the same answer again finds it stored and
+   * counts nothing.
    *
    * @param model the model asked (null: the default model)
    * @param input what the turn was given, kept on the answer for a replay
@@ -183,13 +184,19 @@ class OutcomeRecorder {
                 input,
                 events),
             now);
+    String root = subAgent.settings() == null ? null : subAgent.settings().rootTaskId();
+    boolean ownRun = root == null && !delegated;
+    // Queued before the calls are recorded, so that both go out in one batch of the bulk writes.
+    @Nullable CompletableFuture<Void> ownRunCounted =
+        stored.inserted() && ownRun
+            ? usage.queueToOwnRun(subAgent.taskId(), model, tokens, firstOfRun)
+            : null;
     recordCalls(subAgent, stored.message());
     long runTokens = 0;
     Map<String, Long> chatUsage = Map.of();
     if (stored.inserted()) {
-      String root = subAgent.settings() == null ? null : subAgent.settings().rootTaskId();
-      if (root == null && !delegated) {
-        usage.addToOwnRun(subAgent.taskId(), model, tokens, firstOfRun);
+      if (ownRunCounted != null) {
+        BulkWrites.await(ownRunCounted);
       } else if (root == null) {
         runTokens = usage.addToRun(subAgent.taskId(), model, tokens, firstOfRun);
       } else {
