@@ -4,14 +4,15 @@ import dev.agentrt.agents.ToolCatalog;
 import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.SubAgentMessage;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a sub-agent's conversation says about the next step, read from the messages alone (DESIGN
@@ -175,23 +176,36 @@ record ConversationState(List<SubAgentMessage> messages) {
     if (last().filter(m -> SubAgentMessage.TOOL.equals(m.role())).isEmpty()) {
       return 0;
     }
-    Map<String, String> results = new HashMap<>();
-    List<String> calls = new ArrayList<>();
     List<SubAgentMessage> run = sinceThePersonSpoke().toList();
-    run.stream()
-        .filter(m -> SubAgentMessage.TOOL.equals(m.role()) && m.toolCallId() != null)
-        .forEach(m -> results.put(m.toolCallId(), String.valueOf(m.content())));
+    Map<String, String> results = new HashMap<>();
     for (SubAgentMessage m : run) {
-      for (RequestedToolCall call : m.toolCalls()) {
-        String result = results.get(call.id());
-        if (result != null) {
-          calls.add(call.name() + "\u0000" + call.arguments() + "\u0000" + result);
-        }
+      if (SubAgentMessage.TOOL.equals(m.role()) && m.toolCallId() != null) {
+        results.put(m.toolCallId(), String.valueOf(m.content()));
       }
     }
+    // From the newest call with a result back, while each is the newest one again: compared field
+    // by field, a result (often kilobytes) is never copied.
+    @Nullable RequestedToolCall newest = null;
+    @Nullable String newestResult = null;
     int streak = 0;
-    for (int i = calls.size() - 1; i >= 0 && calls.get(i).equals(calls.getLast()); i--) {
-      streak++;
+    for (int i = run.size() - 1; i >= 0; i--) {
+      List<RequestedToolCall> calls = run.get(i).toolCalls();
+      for (int j = calls.size() - 1; j >= 0; j--) {
+        RequestedToolCall call = calls.get(j);
+        String result = results.get(call.id());
+        if (result == null) {
+          continue;
+        }
+        if (newest == null) {
+          newest = call;
+          newestResult = result;
+        } else if (!call.name().equals(newest.name())
+            || !Objects.equals(call.arguments(), newest.arguments())
+            || !result.equals(newestResult)) {
+          return streak;
+        }
+        streak++;
+      }
     }
     return streak;
   }

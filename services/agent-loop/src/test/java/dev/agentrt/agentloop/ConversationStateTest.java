@@ -149,10 +149,16 @@ class ConversationStateTest {
     result("c3");
     assertThat(new ConversationState(messages).repeatedCalls()).isEqualTo(1);
 
+    answer(new RequestedToolCall("c4", "search_docs", "{\"query\":\"other\"}"));
+    message("tool", "another result", List.of(), "c4");
+    assertThat(new ConversationState(messages).repeatedCalls())
+        .as("the same call with another result")
+        .isEqualTo(1);
+
     add("user", ConversationState.STAGNATION_PROMPT + " …");
     ConversationState warned = new ConversationState(messages);
     assertThat(warned.repeatedCalls()).as("not after the warning").isZero();
-    assertThat(warned.stepsThisRun()).as("the warning is not the person").isEqualTo(3);
+    assertThat(warned.stepsThisRun()).as("the warning is not the person").isEqualTo(4);
   }
 
   @Test
