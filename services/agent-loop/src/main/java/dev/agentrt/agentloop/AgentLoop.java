@@ -668,7 +668,7 @@ class AgentLoop {
     TurnRequests.Turn request;
     ModelReply reply;
     long latencyMs;
-    StepStarts.Start start = null;
+    StepStarts.@Nullable Start start = null;
     try {
       modelName = modelFor(subAgent, agent);
       request = turnRequests.of(agent, conversation.messages(), modelName);
