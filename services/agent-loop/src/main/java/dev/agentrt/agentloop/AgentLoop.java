@@ -15,6 +15,7 @@ import dev.agentrt.store.ChatLimits;
 import dev.agentrt.store.Collections;
 import dev.agentrt.store.ConfigVersion;
 import dev.agentrt.store.Leases;
+import dev.agentrt.store.RequestedToolCall;
 import dev.agentrt.store.RunEvent;
 import dev.agentrt.store.RunLedger;
 import dev.agentrt.store.StepStarts;
@@ -103,6 +104,7 @@ class AgentLoop {
   private final Leases turns;
   private final ExecutorService workers;
   private final Duration eventWait;
+  private final Duration resultWait;
   private final RunLedger ledger;
   private final StepStarts starts;
   private final ObservationRegistry observations;
@@ -112,10 +114,36 @@ class AgentLoop {
   private final Clock clock = Clock.systemUTC();
   private final EventLag lag = new EventLag(clock);
 
-  // How the waits of ends that found a message stored before its event came turned out.
-  private final Counter eventCame;
-  private final Counter eventNotCome;
-  private final Counter eventNotWaitedFor;
+  /** How the waits of ends that found a message stored before its event came turned out. */
+  private final WaitOutcomes eventWaits;
+
+  /** How the waits of ends for the result of their turn's one tool call turned out. */
+  private final WaitOutcomes resultWaits;
+
+  /** The counters of one kind of wait, by what it gave. */
+  private record WaitOutcomes(Counter came, Counter timedOut, Counter notWaited) {
+
+    static WaitOutcomes register(MeterRegistry meters, String name, String description) {
+      return new WaitOutcomes(
+          counter(meters, name, description, "came"),
+          counter(meters, name, description, "timed_out"),
+          counter(meters, name, description, "not_waited"));
+    }
+
+    private static Counter counter(
+        MeterRegistry meters, String name, String description, String outcome) {
+      return Counter.builder(name)
+          .description(description)
+          .tag("outcome", outcome)
+          .register(meters);
+    }
+
+    /** Counts a wait of up to {@code wait} (zero: not waited) that ended so; whether it came. */
+    boolean count(boolean came, Duration wait) {
+      (came ? this.came : wait.isZero() ? notWaited : timedOut).increment();
+      return came;
+    }
+  }
 
   /**
    * The turns running on this instance's workers, from the worker's start until the end is written,
@@ -185,6 +213,7 @@ class AgentLoop {
       Leases turns,
       ExecutorService workers,
       Duration eventWait,
+      Duration resultWait,
       RunLedger ledger,
       StepStarts starts,
       ObservationRegistry observations,
@@ -201,28 +230,30 @@ class AgentLoop {
     this.turns = turns;
     this.workers = workers;
     this.eventWait = eventWait;
+    this.resultWait = resultWait;
     this.ledger = ledger;
     this.starts = starts;
     this.tools = new ToolDefinitions(mongo);
     this.turnRequests = new TurnRequests(agents, tools, config);
     this.known = new KnownConversations(conversations);
-    this.eventCame = eventWaits(meters, "came");
-    this.eventNotCome = eventWaits(meters, "timed_out");
-    this.eventNotWaitedFor = eventWaits(meters, "not_waited");
+    this.eventWaits =
+        WaitOutcomes.register(
+            meters,
+            "agentrt.agent-loop.event-waits",
+            "Turn ends that found a message stored before its event came, by what the wait for"
+                + " the event gave: came, timed_out (then the message was read), not_waited (events"
+                + " were late: read at once)");
+    this.resultWaits =
+        WaitOutcomes.register(
+            meters,
+            "agentrt.agent-loop.result-waits",
+            "Ends of turns that asked for one tool call, by what their wait for its result gave:"
+                + " came (the next turn was taken in the end's write), timed_out (the turn ended"
+                + " alone), not_waited (events were late, or result-wait is 0)");
     Gauge.builder("agentrt.agent-loop.event-lag", lag, l -> l.averageMillis() / 1000.0)
         .description(
             "How late the events that wake this instance's sub-agents come, on average (EventLag)")
         .baseUnit("seconds")
-        .register(meters);
-  }
-
-  private static Counter eventWaits(MeterRegistry meters, String outcome) {
-    return Counter.builder("agentrt.agent-loop.event-waits")
-        .description(
-            "Turn ends that found a message stored before its event came, by what the wait for"
-                + " the event gave: came, timed_out (then the message was read), not_waited (events"
-                + " were late: read at once)")
-        .tag("outcome", outcome)
         .register(meters);
   }
 
@@ -752,11 +783,16 @@ class AgentLoop {
         runEnd(subAgent, answer).ifPresent(recorded::add);
       }
       start.withEnd(recorded, stored.get().chatUsage());
+      boolean resultDue = false;
       if (withinBudget(subAgent, conversation, run, answer, used)) {
         settle(subAgent, agent, conversation, answer, problems);
-        if (TurnOutcome.of(answer) instanceof TurnOutcome.ToolCalls) {
+        if (TurnOutcome.of(answer) instanceof TurnOutcome.ToolCalls calls) {
           known.keep(subAgent, conversation, answer); // for the wakes of their results
+          resultDue = oneResultDue(calls);
         }
+      }
+      if (resultDue) {
+        awaitResult(wakes);
       }
       endTurn(end, answer, wakes);
     } catch (RuntimeException e) {
@@ -1011,6 +1047,31 @@ class AgentLoop {
   }
 
   /**
+   * Whether the turn asked for one call whose result a tool-runner sends (its event wakes the
+   * sub-agent): not a call that waits for a person's approval, nor a task for another agent.
+   */
+  private static boolean oneResultDue(TurnOutcome.ToolCalls calls) {
+    if (calls.calls().size() != 1) {
+      return false;
+    }
+    RequestedToolCall call = calls.calls().getFirst();
+    return !call.gated() && !Delegations.isDelegation(call);
+  }
+
+  /**
+   * Before the turn of one tool call ends, waits up to {@code resultWait} for a wake, mostly the
+   * call's result: a fast tool's result whose event comes meanwhile has the next turn taken by the
+   * write that ends this one ({@link #endTurn}), one write instead of the end's and the take's. The
+   * wait costs a parked worker, no one's time: the result comes when it comes, and a wake that
+   * comes for the sub-agent while its turn is held here is counted for the end. It waits only while
+   * events come promptly ({@link EventLag}), as the end's wait for an event does.
+   */
+  private void awaitResult(Wakes wakes) {
+    Duration wait = lag.waitFor(resultWait);
+    resultWaits.count(wakes.awaitOne(wait), wait);
+  }
+
+  /**
    * Ends the turn whose answer is stored and carried out, with the query {@link Leases#done} gave.
    * When no wake came for it here, the turn ends in the process's bulk write on condition that the
    * conversation still ends with the answer, and returns nothing. A message that arrived during the
@@ -1047,10 +1108,7 @@ class AgentLoop {
         // A message came as the end was written; its event, mostly on its way, carries it.
         if (woken == 0 && wakes != null) {
           Duration wait = lag.waitFor(eventWait);
-          if (wakes.awaitOne(wait)) {
-            eventCame.increment();
-          } else {
-            (wait.isZero() ? eventNotWaitedFor : eventNotCome).increment();
+          if (!eventWaits.count(wakes.awaitOne(wait), wait)) {
             log.debug(
                 "no event within {} for what came after answer {} (events {} ms late); reading",
                 wait,

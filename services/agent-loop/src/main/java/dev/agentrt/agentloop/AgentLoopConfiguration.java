@@ -82,6 +82,7 @@ class AgentLoopConfiguration {
         turnLeases,
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("turn-", 0).factory()),
         properties.eventWait(),
+        properties.resultWait(),
         ledger,
         turnStarts,
         observations,

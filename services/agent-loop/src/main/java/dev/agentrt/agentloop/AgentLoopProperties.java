@@ -16,6 +16,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param eventWait how long a turn's end that finds a message came (a fast tool's result) waits for
  *     that message's event, which carries it, before it reads the message instead; it waits only
  *     while events come within half of this on average ({@link EventLag})
+ * @param resultWait how long a turn that asked for one tool call waits for the call's result before
+ *     it lets go of the sub-agent: a result whose event comes meanwhile has the next turn taken by
+ *     the write that ends this one, one write instead of two; it waits only while events come
+ *     within half of this on average ({@link EventLag}); 0: the turn ends at once
  * @param startShownAfter how long the model thinks before the turn's {@code step_start} is recorded
  *     in the chat's ledger on its own; a model that answers sooner has it recorded with the turn's
  *     {@code step_end}, in one insert ({@link dev.agentrt.store.StepStarts}); 0: every start as its
@@ -28,9 +32,14 @@ record AgentLoopProperties(
     @DefaultValue("60s") Duration modelTimeout,
     @DefaultValue("16") int maxToolCallsPerTurn,
     @DefaultValue("1s") Duration eventWait,
+    @DefaultValue("50ms") Duration resultWait,
     @DefaultValue("50ms") Duration startShownAfter) {
 
   AgentLoopProperties {
+    if (resultWait.isNegative()) {
+      throw new IllegalArgumentException(
+          "agentrt.agent-loop.result-wait must not be negative, not " + resultWait);
+    }
     if (startShownAfter.isNegative()) {
       throw new IllegalArgumentException(
           "agentrt.agent-loop.start-shown-after must not be negative, not " + startShownAfter);

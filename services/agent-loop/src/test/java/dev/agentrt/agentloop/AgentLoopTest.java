@@ -70,6 +70,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -144,6 +145,7 @@ class AgentLoopTest {
           Duration.ofSeconds(5), // generous: a held model step must not time out on a busy box
           3,
           Duration.ofSeconds(2), // a test sees the end wait for an event
+          Duration.ZERO, // a turn of one call ends at once: the wait for its result has tests
           Duration.ofMillis(50));
 
   private static final MongoCommands COMMANDS = new MongoCommands();
@@ -752,22 +754,14 @@ class AgentLoopTest {
                     () ->
                         result.set(appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1")));
                 // The event comes once the end has missed and waits for it, not before.
-                Thread.ofPlatform()
-                    .start(
-                        () -> {
-                          await()
-                              .pollInterval(Duration.ofMillis(1))
-                              .until(() -> waitsForAnEvent(worker));
-                          loop.wake(result.get());
-                        });
+                onceItWaits(worker, () -> loop.wake(result.get()));
               });
         });
 
     loop.wake(subAgent.id());
 
     assertTheNextTurnTookTheCarriedResultWithNothingRead(beforeTheNextTurn);
-    assertThat(eventWaits(meters, "came")).isEqualTo(1);
-    assertThat(eventWaits(meters, "timed_out") + eventWaits(meters, "not_waited")).isZero();
+    assertOneWait(meters, "agentrt.agent-loop.event-waits", "came");
   }
 
   /**
@@ -785,8 +779,62 @@ class AgentLoopTest {
 
     await().until(() -> task().status() == TaskStatus.success);
     assertThat(beforeTheNextTurn.get()).contains("find " + Collections.SUB_AGENT_MESSAGES);
-    assertThat(eventWaits(ownMeters, "timed_out")).isEqualTo(1);
-    assertThat(eventWaits(ownMeters, "came") + eventWaits(ownMeters, "not_waited")).isZero();
+    assertOneWait(ownMeters, "agentrt.agent-loop.event-waits", "timed_out");
+  }
+
+  /**
+   * A fast tool's result whose event comes while the turn that asked for it waits for it ({@code
+   * result-wait}) has the next turn taken by the write that ends this one: no write ends the first
+   * turn alone, and nothing is read.
+   */
+  @Test
+  void aResultWhoseEventComesWhileItsTurnWaitsHasTheNextTurnTakenByTheEndsWrite() {
+    MeterRegistry ownMeters = new SimpleMeterRegistry();
+    AgentLoop waiting =
+        loopWaitingForResults(Duration.ofMinutes(1), ownMeters); // outlasts the test
+    AtomicReference<List<String>> beforeTheNextTurn = aToolRoundThenAnAnswer();
+    AtomicInteger turnsAskedAtTheFirstEnd = new AtomicInteger();
+    GATE.before(
+        "find " + ToolCatalog.DEFINITIONS, // on the turn's worker, as it builds the request
+        () -> {
+          Thread worker = Thread.currentThread();
+          GATE.before(
+              "update " + Collections.SUB_AGENTS,
+              AgentLoopTest::endsATurn,
+              () -> turnsAskedAtTheFirstEnd.set(model.requests().size()));
+          onceItWaits(
+              worker,
+              () -> waiting.wake(appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1")));
+        });
+
+    waiting.wake(subAgent.id());
+
+    assertTheNextTurnTookTheCarriedResultWithNothingRead(beforeTheNextTurn);
+    assertThat(turnsAskedAtTheFirstEnd)
+        .as("the first write that ends a turn alone ends the second")
+        .hasValue(2);
+    assertOneWait(ownMeters, "agentrt.agent-loop.result-waits", "came");
+  }
+
+  /**
+   * A result that does not come while its turn waits (a slow tool) leaves the turn to end alone
+   * once the wait is over; the result's event then takes the next turn, as it would have.
+   */
+  @Test
+  void aResultThatDoesNotComeWhileItsTurnWaitsIsTakenUpByItsEventAfterTheEnd() {
+    MeterRegistry ownMeters = new SimpleMeterRegistry();
+    AgentLoop waiting = loopWaitingForResults(Duration.ofMillis(100), ownMeters);
+    model
+        .callsTools(new ModelToolCall("call_1", "search_docs", "{\"query\":\"Kafka\"}"))
+        .replies("Kafka is a log.");
+
+    waiting.wake(subAgent.id());
+    await().until(() -> subAgent().turn() == null && !toolCalls().isEmpty());
+    waiting.wake(appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1"));
+
+    await().until(() -> task().status() == TaskStatus.success);
+    assertThat(model.requests()).hasSize(2);
+    assertOneWait(ownMeters, "agentrt.agent-loop.result-waits", "timed_out");
   }
 
   /**
@@ -817,8 +865,7 @@ class AgentLoopTest {
     assertThat(model.requests().get(1).messages().getLast())
         .extracting(ModelMessage::role, ModelMessage::content, ModelMessage::toolCallId)
         .containsExactly("tool", "{\"hits\":1}", "call_1");
-    assertThat(eventWaits(ownMeters, "not_waited")).isEqualTo(1);
-    assertThat(eventWaits(ownMeters, "came") + eventWaits(ownMeters, "timed_out")).isZero();
+    assertOneWait(ownMeters, "agentrt.agent-loop.event-waits", "not_waited");
     // one event an hour late, weighing a quarter: 15 minutes
     assertThat(ownMeters.get("agentrt.agent-loop.event-lag").gauge().value())
         .isCloseTo(900, within(5.0));
@@ -872,7 +919,20 @@ class AgentLoopTest {
         .containsExactly("tool", "{\"hits\":1}", "call_1");
   }
 
-  /** Whether the turn's worker is waiting for the event of a message its end found. */
+  /** Runs {@code then} on a thread of its own once the turn's worker waits for a wake. */
+  private static void onceItWaits(Thread worker, Runnable then) {
+    Thread.ofPlatform()
+        .start(
+            () -> {
+              await().pollInterval(Duration.ofMillis(1)).until(() -> waitsForAnEvent(worker));
+              then.run();
+            });
+  }
+
+  /**
+   * Whether the turn's worker is waiting for a wake: the event of a message its end found, or its
+   * call's result.
+   */
   private static boolean waitsForAnEvent(Thread worker) {
     return Arrays.stream(worker.getStackTrace())
         .anyMatch(frame -> frame.getMethodName().equals("awaitOne"));
@@ -2025,7 +2085,22 @@ class AgentLoopTest {
       ExecutorService turns,
       Duration eventWait,
       MeterRegistry meters) {
-    return loopWith(limits, model, turns, eventWait, meters, starts);
+    return loopWith(limits, model, turns, eventWait, PROPERTIES.resultWait(), meters, starts);
+  }
+
+  /**
+   * A copy of the loop whose turn of one tool call waits up to {@code resultWait} for its result
+   * before it ends, with metrics of its own.
+   */
+  private AgentLoop loopWaitingForResults(Duration resultWait, MeterRegistry meters) {
+    return loopWith(
+        LIMITS,
+        model,
+        Executors.newVirtualThreadPerTaskExecutor(),
+        PROPERTIES.eventWait(),
+        resultWait,
+        meters,
+        starts);
   }
 
   /** A copy of the loop whose turns' starts are recorded by {@code starts}. */
@@ -2035,6 +2110,7 @@ class AgentLoopTest {
         model,
         Executors.newVirtualThreadPerTaskExecutor(),
         PROPERTIES.eventWait(),
+        PROPERTIES.resultWait(),
         meters,
         starts);
   }
@@ -2044,6 +2120,7 @@ class AgentLoopTest {
       ScriptedModel model,
       ExecutorService turns,
       Duration eventWait,
+      Duration resultWait,
       MeterRegistry meters,
       StepStarts starts) {
     return new AgentLoop(
@@ -2057,6 +2134,7 @@ class AgentLoopTest {
         AgentLoopConfiguration.turnLeases(mongo, new BulkWrites(mongo), Duration.ofMinutes(1)),
         turns,
         eventWait,
+        resultWait,
         ledger,
         starts,
         ObservationRegistry.NOOP,
@@ -2065,10 +2143,15 @@ class AgentLoopTest {
   }
 
   /**
-   * How many turn ends' waits for an event turned out so ({@code agentrt.agent-loop.event-waits}).
+   * One wait of the kind {@code metric} counted ({@code agentrt.agent-loop.event-waits} or {@code
+   * result-waits}), and it ended with {@code outcome}.
    */
-  private static double eventWaits(MeterRegistry meters, String outcome) {
-    return meters.get("agentrt.agent-loop.event-waits").tag("outcome", outcome).counter().count();
+  private static void assertOneWait(MeterRegistry meters, String metric, String outcome) {
+    for (String each : List.of("came", "timed_out", "not_waited")) {
+      assertThat(meters.get(metric).tag("outcome", each).counter().count())
+          .as("%s, %s", metric, each)
+          .isEqualTo(each.equals(outcome) ? 1 : 0);
+    }
   }
 
   /** Time passes: the lease of the sub-agent's turn runs out while a worker still holds it. */

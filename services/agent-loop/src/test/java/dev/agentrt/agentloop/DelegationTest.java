@@ -155,6 +155,7 @@ class DelegationTest {
             AgentLoopConfiguration.turnLeases(mongo, writes, Duration.ofMinutes(1)),
             Executors.newVirtualThreadPerTaskExecutor(),
             AgentLoopTest.PROPERTIES.eventWait(),
+            AgentLoopTest.PROPERTIES.resultWait(),
             ledger,
             starts,
             ObservationRegistry.NOOP,

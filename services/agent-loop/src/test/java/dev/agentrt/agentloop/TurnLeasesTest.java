@@ -364,6 +364,7 @@ class TurnLeasesTest {
             Duration.ofMinutes(1),
             16,
             Duration.ofMillis(200),
+            Duration.ZERO,
             Duration.ofMillis(50));
     AgentLoop loop =
         new AgentLoop(
@@ -394,6 +395,7 @@ class TurnLeasesTest {
             leases,
             workers,
             properties.eventWait(),
+            properties.resultWait(),
             ledger,
             starts,
             ObservationRegistry.NOOP,
