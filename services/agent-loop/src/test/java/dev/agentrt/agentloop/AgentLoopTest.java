@@ -72,6 +72,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -718,15 +719,8 @@ class AgentLoopTest {
   @Test
   void aCarriedResultThatComesAsTheTurnEndsHasTheNextTurnTakenWithNothingRead() {
     AtomicReference<List<String>> beforeTheNextTurn = aToolRoundThenAnAnswer();
-    GATE.before(
-        "update " + Collections.SUB_AGENTS,
-        AgentLoopTest::endsATurn,
-        () -> {
-          AtomicReference<SubAgentMessageAdded> result = new AtomicReference<>();
-          elsewhere(
-              () -> result.set(appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1")));
-          loop.wake(result.get()); // the result's event: the turn is still taken
-        });
+    // The result's event comes at once: the turn is still taken.
+    aResultStoredAsTheTurnEnds(result -> loop.wake(result));
 
     loop.wake(subAgent.id());
 
@@ -741,22 +735,10 @@ class AgentLoopTest {
   @Test
   void aResultWhoseEventComesAfterTheEndMissedHasTheNextTurnTakenWithNothingRead() {
     AtomicReference<List<String>> beforeTheNextTurn = aToolRoundThenAnAnswer();
-    GATE.before(
-        "find " + ToolCatalog.DEFINITIONS, // on the turn's worker, as it builds the request
-        () -> {
-          Thread worker = Thread.currentThread();
-          GATE.before(
-              "update " + Collections.SUB_AGENTS,
-              AgentLoopTest::endsATurn,
-              () -> {
-                AtomicReference<SubAgentMessageAdded> result = new AtomicReference<>();
-                elsewhere(
-                    () ->
-                        result.set(appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1")));
-                // The event comes once the end has missed and waits for it, not before.
-                onceItWaits(worker, () -> loop.wake(result.get()));
-              });
-        });
+    onTheTurnsWorker(
+        worker ->
+            // The event comes once the end has missed and waits for it, not before.
+            aResultStoredAsTheTurnEnds(result -> onceItWaits(worker, () -> loop.wake(result))));
 
     loop.wake(subAgent.id());
 
@@ -794,10 +776,8 @@ class AgentLoopTest {
         loopWaitingForResults(Duration.ofMinutes(1), ownMeters); // outlasts the test
     AtomicReference<List<String>> beforeTheNextTurn = aToolRoundThenAnAnswer();
     AtomicInteger turnsAskedAtTheFirstEnd = new AtomicInteger();
-    GATE.before(
-        "find " + ToolCatalog.DEFINITIONS, // on the turn's worker, as it builds the request
-        () -> {
-          Thread worker = Thread.currentThread();
+    onTheTurnsWorker(
+        worker -> {
           GATE.before(
               "update " + Collections.SUB_AGENTS,
               AgentLoopTest::endsATurn,
@@ -917,6 +897,30 @@ class AgentLoopTest {
     assertThat(model.requests().get(1).messages().getLast())
         .extracting(ModelMessage::role, ModelMessage::content, ModelMessage::toolCallId)
         .containsExactly("tool", "{\"hits\":1}", "call_1");
+  }
+
+  /**
+   * As a turn's end is about to be written, stores the call's result (with its event carrying it)
+   * from another thread, then hands its event to {@code thenItsEvent}, still before the end.
+   */
+  private void aResultStoredAsTheTurnEnds(Consumer<SubAgentMessageAdded> thenItsEvent) {
+    GATE.before(
+        "update " + Collections.SUB_AGENTS,
+        AgentLoopTest::endsATurn,
+        () -> {
+          AtomicReference<SubAgentMessageAdded> result = new AtomicReference<>();
+          elsewhere(
+              () -> result.set(appendCarried(SubAgentMessage.TOOL, "{\"hits\":1}", "call_1")));
+          thenItsEvent.accept(result.get());
+        });
+  }
+
+  /**
+   * Runs {@code then} with the turn's worker thread, on that worker, as it builds the model request
+   * (its read of the tool definitions).
+   */
+  private static void onTheTurnsWorker(Consumer<Thread> then) {
+    GATE.before("find " + ToolCatalog.DEFINITIONS, () -> then.accept(Thread.currentThread()));
   }
 
   /** Runs {@code then} on a thread of its own once the turn's worker waits for a wake. */
